@@ -1,0 +1,26 @@
+/* common.h: status codes and small helpers shared by the C core.
+ * Pure C99; never includes Python.h. */
+#ifndef TOOLPARSE_COMMON_H
+#define TOOLPARSE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Every fallible function returns a tp_status. */
+typedef enum tp_status {
+    TP_OK = 0,
+    TP_ERR_NOMEM = 1,   /* an allocation failed; the object is unchanged */
+    TP_ERR_ARG = 2,     /* an argument is out of its documented range */
+    TP_ERR_STATE = 3,   /* the call is not allowed in the object's state */
+    TP_ERR_NOSPACE = 4  /* an output buffer is too small; the needed size is reported */
+} tp_status;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define TP_LIKELY(x) (x)
+#define TP_UNLIKELY(x) (x)
+#endif
+
+#endif

@@ -1,0 +1,9 @@
+/* toolparse.h: the public C API of the toolparse core. */
+#ifndef TOOLPARSE_H
+#define TOOLPARSE_H
+
+#include "common.h"
+#include "json.h"
+#include "trie.h"
+
+#endif

@@ -1,0 +1,76 @@
+# Declarations only, one to one with csrc/toolparse.h (common.h, trie.h, json.h).
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+
+
+cdef extern from "toolparse.h" nogil:
+    ctypedef enum tp_status:
+        TP_OK
+        TP_ERR_NOMEM
+        TP_ERR_ARG
+        TP_ERR_STATE
+        TP_ERR_NOSPACE
+
+    # trie.h
+    int TP_TRIE_MAX_MARKERS
+    int TP_TRIE_MAX_MARKER_LEN
+
+    ctypedef struct tp_trie:
+        pass
+    ctypedef struct tp_matcher:
+        pass
+    ctypedef struct tp_match:
+        uint32_t id
+        uint64_t start
+        uint64_t end
+
+    tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n,
+                          tp_trie **out, size_t *bad_index)
+    void tp_trie_free(tp_trie *trie)
+    size_t tp_trie_count(const tp_trie *trie)
+    size_t tp_trie_max_length(const tp_trie *trie)
+    const uint8_t *tp_trie_marker(const tp_trie *trie, size_t id, size_t *len)
+
+    tp_status tp_matcher_new(const tp_trie *trie, tp_matcher **out)
+    void tp_matcher_free(tp_matcher *m)
+    void tp_matcher_reset(tp_matcher *m)
+    size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len,
+                           tp_match *out, size_t cap, size_t *n_out)
+    tp_status tp_matcher_finish(tp_matcher *m, tp_match *out, size_t cap, size_t *n_out)
+    int tp_matcher_finished(const tp_matcher *m)
+    uint64_t tp_matcher_position(const tp_matcher *m)
+    size_t tp_matcher_holdback(const tp_matcher *m)
+
+    # json.h
+    int TP_JSON_DEFAULT_MAX_DEPTH
+    int TP_JSON_MAX_DEPTH_CEILING
+    int TP_JSON_RELAXATION_COUNT
+
+    ctypedef struct tp_json:
+        pass
+    ctypedef enum tp_json_dialect:
+        TP_JSON_STRICT
+        TP_JSON_LENIENT
+        TP_JSON_PYTHON
+    ctypedef enum tp_json_verdict:
+        TP_JSON_NEED_MORE
+        TP_JSON_COMPLETE
+        TP_JSON_ERROR
+        TP_JSON_INCOMPLETE
+    ctypedef enum tp_json_reason:
+        TP_JSON_OK
+
+    tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out)
+    void tp_json_free(tp_json *s)
+    void tp_json_reset(tp_json *s)
+    tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t *consumed)
+    tp_json_verdict tp_json_finish(tp_json *s)
+    tp_json_verdict tp_json_verdict_of(const tp_json *s)
+    int tp_json_finished(const tp_json *s)
+    uint64_t tp_json_position(const tp_json *s)
+    int64_t tp_json_end(const tp_json *s)
+    uint32_t tp_json_depth(const tp_json *s)
+    uint32_t tp_json_relaxations(const tp_json *s)
+    tp_json_reason tp_json_error(const tp_json *s, uint64_t *offset)
+    const char *tp_json_reason_name(tp_json_reason reason)
+    const char *tp_json_relaxation_name(unsigned bit_index)
+    tp_status tp_json_closing(const tp_json *s, char *buf, size_t cap, size_t *len)
