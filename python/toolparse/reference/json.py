@@ -63,7 +63,7 @@ _LITERALS = (b"true", b"false", b"null", b"True", b"False", b"None")
 _WS = frozenset(b" \t\n\r")
 _DIGITS = frozenset(b"0123456789")
 _IDENT_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
-_IDENT = _IDENT_START | _DIGITS
+_IDENT_CHARS = _IDENT_START | _DIGITS
 _JSON_ESCAPES = frozenset(b'"\\/bfnrt')
 _HEX_VALUES = {c: int(chr(c), 16) for c in b"0123456789abcdefABCDEF"}
 _NUMBER_END_STATES = frozenset((_NUM_ZERO, _NUM_INT, _NUM_FRAC, _NUM_EXP))
@@ -230,7 +230,7 @@ class JsonScanner:
             raise _Fail("unexpected_byte")
 
         if state == _IDENT:
-            if b in _IDENT:
+            if b in _IDENT_CHARS:
                 return i + 1
             if b == ord(":"):
                 self._state = _VALUE
