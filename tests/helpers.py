@@ -125,14 +125,7 @@ def scanner_state(scanner: Any) -> tuple:
 
 def final_state(scanner: Any) -> tuple:
     """The state after finish(); closing() is left out because finish() ends the input."""
-    return (
-        scanner.end,
-        scanner.error,
-        scanner.relaxations,
-        scanner.repaired,
-        scanner.position,
-        scanner.depth,
-    )
+    return scanner_state(scanner)[:-1]
 
 
 @dataclass(frozen=True)
