@@ -4,6 +4,8 @@
 
 #include "common.h"
 #include "json.h"
+#include "program.h"
+#include "stream.h"
 #include "trie.h"
 
 #endif

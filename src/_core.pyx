@@ -254,3 +254,7 @@ cdef class JsonScanner:
 cdef list _marker_bytes(object markers):
     from toolparse._common import marker_bytes
     return marker_bytes(markers)
+
+
+include "events.pxi"
+include "stream.pxi"

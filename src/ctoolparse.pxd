@@ -1,5 +1,5 @@
 # Declarations only, one to one with csrc/toolparse.h (common.h, trie.h, json.h).
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 
 cdef extern from "toolparse.h" nogil:
@@ -74,3 +74,42 @@ cdef extern from "toolparse.h" nogil:
     const char *tp_json_reason_name(tp_json_reason reason)
     const char *tp_json_relaxation_name(unsigned bit_index)
     tp_status tp_json_closing(const tp_json *s, char *buf, size_t cap, size_t *len)
+
+    # program.h
+    ctypedef struct tp_program:
+        pass
+    tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out,
+                             const char **where)
+    void tp_program_free(tp_program *p)
+    int64_t tp_program_entry(const tp_program *p, const char *name, size_t name_len)
+
+    # stream.h
+    ctypedef struct tp_event:
+        uint32_t kind
+        int32_t index
+        uint32_t text_off, text_len
+        uint32_t aux_off, aux_len
+        uint32_t code, msg
+        uint64_t offset
+    ctypedef enum tp_event_kind:
+        TP_EV_REASONING
+        TP_EV_CONTENT
+        TP_EV_CALL_START
+        TP_EV_ARGS
+        TP_EV_CALL_END
+        TP_EV_ERROR
+    ctypedef struct tp_tools:
+        pass
+    tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out)
+    void tp_tools_free(tp_tools *t)
+    ctypedef struct tp_stream:
+        pass
+    tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
+                            const tp_tools *tools, tp_stream **out)
+    void tp_stream_free(tp_stream *s)
+    void tp_stream_reset(tp_stream *s)
+    tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len)
+    tp_status tp_stream_finish(tp_stream *s)
+    const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena)
+    const uint8_t *tp_stream_content(const tp_stream *s, size_t *len)
+    const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present)

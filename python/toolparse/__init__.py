@@ -6,7 +6,39 @@ reference engines are used only on explicit request, never as a silent fallback.
 """
 
 from ._core import JsonScanner, MarkerMatcher, MarkerTrie
+from .events import (
+    ContentDelta,
+    End,
+    Event,
+    ReasoningDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from .formats import FORMATS, Format, get_format
+from .message import Message, ParseError, ToolCall
+from .stream import StreamParser, parse
 
 __version__ = "0.1.0"
 
-__all__ = ["JsonScanner", "MarkerMatcher", "MarkerTrie", "__version__"]
+__all__ = [
+    "FORMATS",
+    "ContentDelta",
+    "End",
+    "Event",
+    "Format",
+    "JsonScanner",
+    "MarkerMatcher",
+    "MarkerTrie",
+    "Message",
+    "ParseError",
+    "ReasoningDelta",
+    "StreamParser",
+    "ToolCall",
+    "ToolCallArgsDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "__version__",
+    "get_format",
+    "parse",
+]

@@ -1,4 +1,7 @@
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
+
+from .message import Message, ParseError, ToolCall
 
 Dialect = Literal["strict", "lenient", "python"]
 Match = tuple[int, int, int]
@@ -47,3 +50,69 @@ class JsonScanner:
     def repaired(self) -> bool: ...
     def closing(self) -> str | None: ...
     def closing_bytes(self) -> bytes | None: ...
+
+class ReasoningDelta:
+    type: str
+    text: str
+    __match_args__ = ("text",)
+    def __init__(self, text: str) -> None: ...
+
+class ContentDelta:
+    type: str
+    text: str
+    __match_args__ = ("text",)
+    def __init__(self, text: str) -> None: ...
+
+class ToolCallStart:
+    type: str
+    index: int
+    id: str
+    name: str
+    __match_args__ = ("index", "id", "name")
+    def __init__(self, index: int, id: str, name: str) -> None: ...
+
+class ToolCallArgsDelta:
+    type: str
+    index: int
+    text: str
+    __match_args__ = ("index", "text")
+    def __init__(self, index: int, text: str) -> None: ...
+
+class ToolCallEnd:
+    type: str
+    index: int
+    call: ToolCall
+    __match_args__ = ("index", "call")
+    def __init__(self, index: int, call: ToolCall) -> None: ...
+
+class End:
+    type: str
+    finish_reason: str
+    message: Message
+    __match_args__ = ("finish_reason", "message")
+    def __init__(self, finish_reason: str, message: Message) -> None: ...
+
+class NativeProgram:
+    def __init__(self, blob: bytes) -> None: ...
+    def has_entry(self, entry: str) -> bool: ...
+
+class NativeTools:
+    def __init__(self, blob: bytes) -> None: ...
+
+class NativeStream:
+    program: NativeProgram
+    tools: NativeTools | None
+    tool_calls: list[ToolCall]
+    errors: list[ParseError]
+    def __init__(
+        self,
+        program: NativeProgram,
+        entry: str,
+        tools: NativeTools | None,
+        id_factory: Callable[[], str],
+    ) -> None: ...
+    def reset(self) -> None: ...
+    def feed(self, data: Data) -> list[Any]: ...
+    def finish(self) -> list[Any]: ...
+    def content(self) -> str: ...
+    def reasoning(self) -> str | None: ...

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 
-from . import JsonScanner, MarkerTrie
+from . import FORMATS, JsonScanner, MarkerTrie, StreamParser
+from .message import Message
 
 
 def _read(path: str) -> bytes:
@@ -40,6 +42,46 @@ def _scan_json(args: argparse.Namespace) -> int:
     return 0 if verdict != "error" else 1
 
 
+def _message_json(message: Message) -> dict[str, object]:
+    return {
+        "content": message.content,
+        "reasoning_content": message.reasoning_content,
+        "tool_calls": [
+            {"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments}
+            for c in message.tool_calls
+        ],
+        "errors": [
+            {"kind": e.kind, "message": e.message, "index": e.index, "offset": e.offset}
+            for e in message.errors
+        ],
+        "finish_reason": message.finish_reason,
+    }
+
+
+def _parse(args: argparse.Namespace) -> int:
+    tools = None
+    if args.tools:
+        with open(args.tools, encoding="utf-8") as f:
+            tools = json.load(f)
+    parser = StreamParser(
+        args.format,
+        tools=tools,
+        reasoning_in_prompt=args.reasoning_in_prompt,
+        engine=args.engine,
+        seed=args.seed,
+    )
+    data = _read(args.file)
+    events = []
+    for start in range(0, len(data), args.chunk):
+        events += parser.feed(data[start : start + args.chunk])
+    events += parser.finish(args.finish_reason)
+    if not args.quiet:
+        for event in events[:-1]:
+            print(repr(event))
+    print(json.dumps(_message_json(parser.message), indent=2, ensure_ascii=False))
+    return 1 if parser.message.errors else 0
+
+
 def _find_markers(args: argparse.Namespace) -> int:
     trie = MarkerTrie(args.marker)
     matcher = trie.matcher()
@@ -56,6 +98,25 @@ def _find_markers(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="toolparse", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+
+    parse = commands.add_parser(
+        "parse", help="stream a model's output through a format; print events and the message"
+    )
+    parse.add_argument("file", help="a file, or - for standard input")
+    parse.add_argument("--format", required=True, choices=sorted(FORMATS), metavar="FORMAT")
+    parse.add_argument("--tools", help="a JSON file with the OpenAI tools list")
+    parse.add_argument(
+        "--reasoning-in-prompt",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the chat template already opened the reasoning block",
+    )
+    parse.add_argument("--engine", choices=("native", "reference"), default="native")
+    parse.add_argument("--chunk", type=int, default=4, help="bytes per feed (default 4)")
+    parse.add_argument("--finish-reason", default="stop")
+    parse.add_argument("--seed", type=int, default=None, help="reproducible tool call ids")
+    parse.add_argument("--quiet", action="store_true", help="print only the message")
+    parse.set_defaults(run=_parse)
 
     scan = commands.add_parser(
         "scan-json", help="scan one JSON value incrementally; show where it stands"

@@ -1,0 +1,40 @@
+/* buffer.h: a growable byte buffer with a hard size limit (internal). */
+#ifndef TOOLPARSE_BUFFER_H
+#define TOOLPARSE_BUFFER_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+typedef struct tp_buf {
+    uint8_t *data;
+    size_t len, cap;
+} tp_buf;
+
+/* Appends n bytes; TP_ERR_NOMEM when growing fails (the buffer is unchanged). */
+static inline tp_status tp_buf_append(tp_buf *b, const void *src, size_t n) {
+    if (n > b->cap - b->len) {
+        size_t cap = b->cap ? b->cap : 64;
+        uint8_t *grown;
+        while (cap - b->len < n) {
+            if (cap > SIZE_MAX / 2) return TP_ERR_NOMEM;
+            cap *= 2;
+        }
+        grown = (uint8_t *)realloc(b->data, cap);
+        if (!grown) return TP_ERR_NOMEM;
+        b->data = grown;
+        b->cap = cap;
+    }
+    if (n) memcpy(b->data + b->len, src, n);
+    b->len += n;
+    return TP_OK;
+}
+
+static inline void tp_buf_free(tp_buf *b) {
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+#endif

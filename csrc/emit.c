@@ -1,0 +1,613 @@
+/* emit.c: the event builder; the twin of python/toolparse/reference/emitter.py. */
+#include "emit.h"
+
+#include "json.h"
+
+typedef struct frame {
+    uint8_t role, decode, held_len;
+    uint8_t held[4];   /* incomplete UTF-8 tail of streamed text */
+    size_t cap_start;  /* where this frame's captured bytes begin in e->capture */
+} frame;
+
+typedef struct call_state {
+    int active, dead, has_args, has_name, in_param, param_streams;
+    int32_t index, tool;
+    uint32_t params, n_ptypes;
+    const uint32_t *ptypes;
+    tp_buf name, carried_id, args, pending;
+} call_state;
+
+struct tp_emitter {
+    const tp_tools *tools;
+    frame *frames;
+    size_t depth, frames_cap;
+    tp_buf capture;
+    call_state call;
+    int32_t next_index;
+    tp_buf content, reasoning;
+    int any_reasoning;
+    uint64_t offset; /* stream offset of the tag opening or closing now */
+    tp_event *events;
+    size_t n_events, events_cap;
+    tp_buf arena;
+    tp_json *scanner; /* for typing parameter values */
+};
+
+static const uint32_t string_only[1] = {TP_TYPE_STRING};
+
+#define TRY(expr)                          \
+    do {                                   \
+        tp_status st_ = (expr);            \
+        if (st_ != TP_OK) return st_;      \
+    } while (0)
+
+tp_status tp_emitter_new(const tp_tools *tools, tp_emitter **out) {
+    tp_emitter *e = (tp_emitter *)calloc(1, sizeof *e);
+    if (!e) return TP_ERR_NOMEM;
+    e->tools = tools;
+    if (tp_json_new(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, &e->scanner) != TP_OK) {
+        free(e);
+        return TP_ERR_NOMEM;
+    }
+    tp_emitter_reset(e);
+    *out = e;
+    return TP_OK;
+}
+
+static void call_clear(call_state *c) {
+    c->active = c->dead = c->has_args = c->has_name = c->in_param = c->param_streams = 0;
+    c->index = -1;
+    c->tool = -1;
+    c->params = 0;
+    c->ptypes = string_only;
+    c->n_ptypes = 1;
+    c->name.len = c->carried_id.len = c->args.len = c->pending.len = 0;
+}
+
+void tp_emitter_reset(tp_emitter *e) {
+    e->depth = 0;
+    e->capture.len = 0;
+    call_clear(&e->call);
+    e->next_index = 0;
+    e->content.len = e->reasoning.len = 0;
+    e->any_reasoning = 0;
+    e->offset = 0;
+    e->n_events = 0;
+    e->arena.len = 0;
+}
+
+void tp_emitter_free(tp_emitter *e) {
+    if (!e) return;
+    free(e->frames);
+    tp_buf_free(&e->capture);
+    tp_buf_free(&e->call.name);
+    tp_buf_free(&e->call.carried_id);
+    tp_buf_free(&e->call.args);
+    tp_buf_free(&e->call.pending);
+    tp_buf_free(&e->content);
+    tp_buf_free(&e->reasoning);
+    tp_buf_free(&e->arena);
+    free(e->events);
+    tp_json_free(e->scanner);
+    free(e);
+}
+
+const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count) {
+    *count = e->n_events;
+    return e->events;
+}
+
+const uint8_t *tp_emitter_arena(const tp_emitter *e) { return e->arena.data; }
+
+void tp_emitter_clear_events(tp_emitter *e) {
+    e->n_events = 0;
+    e->arena.len = 0;
+}
+
+const tp_buf *tp_emitter_content(const tp_emitter *e) { return &e->content; }
+const tp_buf *tp_emitter_reasoning(const tp_emitter *e) { return &e->reasoning; }
+int tp_emitter_any_reasoning(const tp_emitter *e) { return e->any_reasoning; }
+
+/* -- events ----------------------------------------------------------------------------- */
+
+static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const uint8_t *text,
+                            size_t text_len, const uint8_t *aux, size_t aux_len, tp_event **out) {
+    tp_event *ev;
+    if (e->n_events == e->events_cap) {
+        size_t cap = e->events_cap ? e->events_cap * 2 : 16;
+        tp_event *grown = (tp_event *)realloc(e->events, cap * sizeof(tp_event));
+        if (!grown) return TP_ERR_NOMEM;
+        e->events = grown;
+        e->events_cap = cap;
+    }
+    if (e->arena.len + text_len + aux_len > UINT32_MAX) return TP_ERR_NOMEM;
+    ev = &e->events[e->n_events];
+    ev->kind = kind;
+    ev->index = index;
+    ev->text_off = (uint32_t)e->arena.len;
+    ev->text_len = (uint32_t)text_len;
+    TRY(tp_buf_append(&e->arena, text, text_len));
+    ev->aux_off = (uint32_t)e->arena.len;
+    ev->aux_len = (uint32_t)aux_len;
+    TRY(tp_buf_append(&e->arena, aux, aux_len));
+    ev->code = ev->msg = 0;
+    ev->offset = 0;
+    e->n_events++;
+    if (out) *out = ev;
+    return TP_OK;
+}
+
+static tp_status push_error(tp_emitter *e, uint32_t kind, uint32_t msg, int32_t index,
+                            uint64_t offset, const uint8_t *detail, size_t detail_len) {
+    tp_event *ev;
+    TRY(push_event(e, TP_EV_ERROR, index, detail, detail_len, NULL, 0, &ev));
+    ev->code = kind;
+    ev->msg = msg;
+    ev->offset = offset;
+    return TP_OK;
+}
+
+/* -- helpers ---------------------------------------------------------------------------- */
+
+static int valid_prefix(const uint8_t *seq, size_t n) {
+    uint8_t lead = seq[0], lo = 0x80, hi = 0xBF;
+    size_t k;
+    if (lead < 0xC2 || lead > 0xF4) return 0;
+    if (n > 1) {
+        if (lead == 0xE0) lo = 0xA0;
+        else if (lead == 0xED) hi = 0x9F;
+        else if (lead == 0xF0) lo = 0x90;
+        else if (lead == 0xF4) hi = 0x8F;
+        if (seq[1] < lo || seq[1] > hi) return 0;
+    }
+    for (k = 2; k < n; k++) {
+        if (seq[k] < 0x80 || seq[k] > 0xBF) return 0;
+    }
+    return 1;
+}
+
+/* How many trailing bytes of data form an incomplete UTF-8 sequence more bytes could
+ * still complete (0 to 3). */
+static size_t utf8_tail(const uint8_t *data, size_t n) {
+    size_t back;
+    for (back = 1; back <= 4 && back <= n; back++) {
+        uint8_t lead = data[n - back];
+        size_t need;
+        if (lead < 0x80) return 0;
+        if (lead >= 0xC0) {
+            need = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+            return back < need && valid_prefix(data + n - back, back) ? back : 0;
+        }
+    }
+    return 0;
+}
+
+/* Length of the valid UTF-8 character at s (1 to 4), or 0 with *bad set to the length
+ * of the ill-formed part that one U+FFFD replaces (CPython's "replace": the maximal
+ * subpart of a valid sequence, at least one byte). */
+static size_t utf8_char(const uint8_t *s, size_t n, size_t *bad) {
+    uint8_t lead = s[0], lo = 0x80, hi = 0xBF;
+    size_t need, k;
+    if (lead < 0x80) return 1;
+    if (lead < 0xC2 || lead > 0xF4) {
+        *bad = 1;
+        return 0;
+    }
+    need = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    if (lead == 0xE0) lo = 0xA0;
+    else if (lead == 0xED) hi = 0x9F;
+    else if (lead == 0xF0) lo = 0x90;
+    else if (lead == 0xF4) hi = 0x8F;
+    for (k = 1; k < need; k++) {
+        if (k >= n || s[k] < lo || s[k] > hi) {
+            *bad = k;
+            return 0;
+        }
+        lo = 0x80, hi = 0xBF;
+    }
+    return need;
+}
+
+/* Appends text as the inside of a JSON string, escaped as json.dumps does, with each
+ * ill-formed UTF-8 part replaced by U+FFFD (as decoding with "replace" would). */
+static tp_status append_escaped(tp_buf *out, const uint8_t *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    size_t k = 0, run = 0;
+    while (k < n) {
+        uint8_t b = s[k];
+        char esc[6];
+        size_t esc_len = 2, bad = 0, len;
+        if (b >= 0x80) {
+            len = utf8_char(s + k, n - k, &bad);
+            if (len) {
+                k += len;
+                continue;
+            }
+            TRY(tp_buf_append(out, s + run, k - run));
+            TRY(tp_buf_append(out, "\xef\xbf\xbd", 3));
+            k += bad;
+            run = k;
+            continue;
+        }
+        if (b >= 0x20 && b != '"' && b != '\\') {
+            k++;
+            continue;
+        }
+        TRY(tp_buf_append(out, s + run, k - run));
+        k++;
+        run = k;
+        esc[0] = '\\';
+        switch (b) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        default:
+            esc[1] = 'u', esc[2] = '0', esc[3] = '0';
+            esc[4] = hex[b >> 4], esc[5] = hex[b & 15];
+            esc_len = 6;
+        }
+        TRY(tp_buf_append(out, esc, esc_len));
+    }
+    return tp_buf_append(out, s + run, n - run);
+}
+
+static int hexval(uint8_t b) {
+    if (b >= '0' && b <= '9') return b - '0';
+    if (b >= 'a' && b <= 'f') return b - 'a' + 10;
+    if (b >= 'A' && b <= 'F') return b - 'A' + 10;
+    return 0;
+}
+
+static tp_status append_utf8(tp_buf *out, uint32_t cp) {
+    uint8_t u[4];
+    size_t n;
+    if (cp < 0x80) u[0] = (uint8_t)cp, n = 1;
+    else if (cp < 0x800) u[0] = (uint8_t)(0xC0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
+    else if (cp < 0x10000) {
+        u[0] = (uint8_t)(0xE0 | cp >> 12), u[1] = (uint8_t)(0x80 | (cp >> 6 & 63));
+        u[2] = (uint8_t)(0x80 | (cp & 63)), n = 3;
+    } else {
+        u[0] = (uint8_t)(0xF0 | cp >> 18), u[1] = (uint8_t)(0x80 | (cp >> 12 & 63));
+        u[2] = (uint8_t)(0x80 | (cp >> 6 & 63)), u[3] = (uint8_t)(0x80 | (cp & 63)), n = 4;
+    }
+    return tp_buf_append(out, u, n);
+}
+
+/* Decodes a strict JSON string token (already validated by the scanner) into out. */
+static tp_status decode_json_string(tp_buf *out, const uint8_t *s, size_t n) {
+    size_t k = 0;
+    while (k < n && s[k] != '"') k++; /* leading whitespace */
+    k++;
+    while (k < n && s[k] != '"') {
+        uint32_t cp;
+        if (s[k] != '\\') {
+            size_t run = k;
+            while (k < n && s[k] != '"' && s[k] != '\\') k++;
+            TRY(tp_buf_append(out, s + run, k - run));
+            continue;
+        }
+        if (k + 1 >= n) break;
+        switch (s[k + 1]) {
+        case 'b': cp = '\b'; break;
+        case 'f': cp = '\f'; break;
+        case 'n': cp = '\n'; break;
+        case 'r': cp = '\r'; break;
+        case 't': cp = '\t'; break;
+        case 'u':
+            if (k + 6 > n) return TP_OK;
+            cp = (uint32_t)(hexval(s[k + 2]) << 12 | hexval(s[k + 3]) << 8 |
+                            hexval(s[k + 4]) << 4 | hexval(s[k + 5]));
+            k += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF && k + 6 <= n && s[k] == '\\' && s[k + 1] == 'u') {
+                uint32_t lo = (uint32_t)(hexval(s[k + 2]) << 12 | hexval(s[k + 3]) << 8 |
+                                         hexval(s[k + 4]) << 4 | hexval(s[k + 5]));
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    k += 6;
+                }
+            }
+            TRY(append_utf8(out, cp));
+            continue;
+        default: cp = s[k + 1]; break; /* " \ / */
+        }
+        TRY(append_utf8(out, cp));
+        k += 2;
+    }
+    return TP_OK;
+}
+
+/* -- the call --------------------------------------------------------------------------- */
+
+static tp_status call_error(tp_emitter *e, uint32_t kind, uint32_t msg, const uint8_t *detail,
+                            size_t detail_len) {
+    e->call.dead = 1;
+    return push_error(e, kind, msg, e->call.index, e->offset, detail, detail_len);
+}
+
+static tp_status args(tp_emitter *e, const uint8_t *text, size_t n) {
+    call_state *c = &e->call;
+    if (!c->active || c->dead || n == 0) return TP_OK;
+    TRY(tp_buf_append(&c->args, text, n));
+    if (c->index < 0) return tp_buf_append(&c->pending, text, n);
+    return push_event(e, TP_EV_ARGS, c->index, text, n, NULL, 0, NULL);
+}
+
+static tp_status args_str(tp_emitter *e, const char *text) {
+    return args(e, (const uint8_t *)text, strlen(text));
+}
+
+static tp_status stream_text(tp_emitter *e, const frame *f, const uint8_t *text, size_t n) {
+    switch (f->role) {
+    case TP_ROLE_REASONING:
+        TRY(tp_buf_append(&e->reasoning, text, n));
+        return push_event(e, TP_EV_REASONING, -1, text, n, NULL, 0, NULL);
+    case TP_ROLE_CONTENT:
+        TRY(tp_buf_append(&e->content, text, n));
+        return push_event(e, TP_EV_CONTENT, -1, text, n, NULL, 0, NULL);
+    case TP_ROLE_TOOL_ARGS:
+        return args(e, text, n);
+    default: { /* a string parameter: the inside of a JSON string */
+        tp_buf escaped = {NULL, 0, 0};
+        tp_status st = append_escaped(&escaped, text, n);
+        if (st == TP_OK) st = args(e, escaped.data, escaped.len);
+        tp_buf_free(&escaped);
+        return st;
+    }
+    }
+}
+
+static int streams(const tp_emitter *e, const frame *f) {
+    if (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT || f->role == TP_ROLE_TOOL_ARGS)
+        return 1;
+    return f->role == TP_ROLE_PARAM_VALUE && e->call.active && e->call.in_param &&
+           e->call.param_streams;
+}
+
+tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_t pos) {
+    frame *f;
+    call_state *c = &e->call;
+    e->offset = pos;
+    if (e->depth == e->frames_cap) {
+        size_t cap = e->frames_cap ? e->frames_cap * 2 : 8;
+        frame *grown = (frame *)realloc(e->frames, cap * sizeof(frame));
+        if (!grown) return TP_ERR_NOMEM;
+        e->frames = grown;
+        e->frames_cap = cap;
+    }
+    f = &e->frames[e->depth++];
+    f->role = (uint8_t)role;
+    f->decode = (uint8_t)decode;
+    f->held_len = 0;
+    f->cap_start = e->capture.len;
+    if (role == TP_ROLE_REASONING) {
+        e->any_reasoning = 1;
+    } else if (role == TP_ROLE_TOOL_CALL) {
+        call_clear(c);
+        c->active = 1;
+    } else if (c->active && role == TP_ROLE_TOOL_ARGS) {
+        if (c->has_args || c->params) TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
+        c->has_args = 1;
+    } else if (c->active && role == TP_ROLE_PARAM_VALUE) {
+        if (c->in_param && c->param_streams) TRY(args_str(e, "\""));
+    }
+    return TP_OK;
+}
+
+/* Streams data, holding back an incomplete character at its end (at most 3 bytes). */
+static tp_status stream_whole(tp_emitter *e, frame *f, const uint8_t *data, size_t n) {
+    size_t tail = utf8_tail(data, n);
+    if (tail > 3) tail = 3;
+    f->held_len = 0;
+    if (n > tail) TRY(stream_text(e, f, data, n - tail));
+    memcpy(f->held, data + n - tail, tail);
+    f->held_len = (uint8_t)tail;
+    return TP_OK;
+}
+
+tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
+    frame *f;
+    if (e->depth == 0 || n == 0) return TP_OK;
+    f = &e->frames[e->depth - 1];
+    if (streams(e, f)) {
+        tp_buf joined = {NULL, 0, 0};
+        tp_status st;
+        if (!f->held_len) return stream_whole(e, f, data, n);
+        /* the held bytes and data as one piece, as if they had come in one feed */
+        st = tp_buf_append(&joined, f->held, f->held_len);
+        if (st == TP_OK) st = tp_buf_append(&joined, data, n);
+        if (st == TP_OK) st = stream_whole(e, f, joined.data, joined.len);
+        tp_buf_free(&joined);
+        return st;
+    }
+    if (f->role != TP_ROLE_TOOL_CALL) return tp_buf_append(&e->capture, data, n);
+    return TP_OK;
+}
+
+static tp_status announce(tp_emitter *e, const uint8_t *name, size_t n) {
+    call_state *c = &e->call;
+    if (c->dead) return TP_OK;
+    if (c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_NAMES, NULL, 0);
+    if (n == 0) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_EMPTY_NAME, NULL, 0);
+    if (e->tools) {
+        c->tool = tp_tools_find(e->tools, name, n);
+        if (c->tool < 0) return call_error(e, TP_PE_UNKNOWN_TOOL, TP_MSG_UNKNOWN_TOOL, name, n);
+    }
+    c->has_name = 1;
+    c->name.len = 0;
+    TRY(tp_buf_append(&c->name, name, n));
+    c->index = e->next_index++;
+    TRY(push_event(e, TP_EV_CALL_START, c->index, name, n, c->carried_id.data, c->carried_id.len, NULL));
+    if (c->pending.len) {
+        TRY(push_event(e, TP_EV_ARGS, c->index, c->pending.data, c->pending.len, NULL, 0, NULL));
+        c->pending.len = 0;
+    }
+    return TP_OK;
+}
+
+/* A parameter's raw text as JSON, typed by its schema types (string as the fallback). */
+static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
+    const call_state *c = &e->call;
+    const uint8_t *text = raw;
+    size_t len = n, k;
+    while (len && (text[0] == ' ' || text[0] == '\t' || text[0] == '\n' || text[0] == '\r'))
+        text++, len--;
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\n' ||
+                   text[len - 1] == '\r'))
+        len--;
+    for (k = 0; k < c->n_ptypes; k++) {
+        uint32_t kind = c->ptypes[k], found;
+        size_t used = 0;
+        if (kind == TP_TYPE_STRING) break;
+        if (kind == TP_TYPE_BOOLEAN && (len == 4 || len == 5)) {
+            const char *want = len == 4 ? "true" : "false";
+            size_t j;
+            for (j = 0; j < len; j++) {
+                uint8_t b = text[j];
+                if (b >= 'A' && b <= 'Z') b = (uint8_t)(b + 32);
+                if (b != (uint8_t)want[j]) break;
+            }
+            if (j == len) return args_str(e, want);
+        }
+        if (len == 0) continue;
+        tp_json_reset(e->scanner);
+        tp_json_feed(e->scanner, text, len, &used);
+        if (tp_json_finish(e->scanner) != TP_JSON_COMPLETE || tp_json_end(e->scanner) != (int64_t)len)
+            continue;
+        switch (text[0]) {
+        case '{': found = TP_TYPE_OBJECT; break;
+        case '[': found = TP_TYPE_ARRAY; break;
+        case 't': case 'f': found = TP_TYPE_BOOLEAN; break;
+        case 'n': found = TP_TYPE_NULL; break;
+        case '"': found = TP_TYPE_STRING; break;
+        default: found = TP_TYPE_NUMBER; break;
+        }
+        if ((kind == TP_TYPE_INTEGER || kind == TP_TYPE_NUMBER) && found == TP_TYPE_NUMBER)
+            return args(e, text, len);
+        if ((kind == TP_TYPE_OBJECT || kind == TP_TYPE_ARRAY || kind == TP_TYPE_NULL) && found == kind)
+            return args(e, text, len);
+    }
+    {
+        tp_buf quoted = {NULL, 0, 0};
+        tp_status st = tp_buf_append(&quoted, "\"", 1);
+        if (st == TP_OK) st = append_escaped(&quoted, raw, n);
+        if (st == TP_OK) st = tp_buf_append(&quoted, "\"", 1);
+        if (st == TP_OK) st = args(e, quoted.data, quoted.len);
+        tp_buf_free(&quoted);
+        return st;
+    }
+}
+
+static tp_status finish_call(tp_emitter *e) {
+    call_state *c = &e->call;
+    size_t used = 0;
+    if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
+    if (c->params) TRY(args_str(e, "}"));
+    else if (!c->has_args) TRY(args_str(e, "{}"));
+    tp_json_reset(e->scanner);
+    tp_json_feed(e->scanner, c->args.data, c->args.len, &used);
+    if (c->args.len == 0 || c->args.data[0] != '{' || tp_json_finish(e->scanner) != TP_JSON_COMPLETE ||
+        tp_json_end(e->scanner) != (int64_t)c->args.len)
+        return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
+    return push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
+                      c->name.len, NULL);
+}
+
+static tp_status flush_held(tp_emitter *e, frame *f) {
+    if (f->held_len) {
+        uint8_t held[4];
+        size_t n = f->held_len;
+        memcpy(held, f->held, n);
+        f->held_len = 0;
+        return stream_text(e, f, held, n);
+    }
+    return TP_OK;
+}
+
+tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
+    frame f;
+    call_state *c = &e->call;
+    const uint8_t *data;
+    size_t n;
+    tp_status st = TP_OK;
+    e->offset = pos;
+    if (e->depth == 0) return TP_OK;
+    f = e->frames[--e->depth];
+    TRY(flush_held(e, &f));
+    data = e->capture.data + f.cap_start;
+    n = e->capture.len - f.cap_start;
+    if (f.role == TP_ROLE_TOOL_CALL) {
+        if (c->active && !c->dead) st = finish_call(e);
+        c->active = 0;
+    } else if (!c->active || f.role == TP_ROLE_REASONING || f.role == TP_ROLE_CONTENT ||
+               f.role == TP_ROLE_TOOL_ARGS) {
+        /* nothing more */
+    } else if (f.role == TP_ROLE_TOOL_NAME || f.role == TP_ROLE_TOOL_ID ||
+               f.role == TP_ROLE_PARAM_NAME) {
+        tp_buf decoded = {NULL, 0, 0};
+        const uint8_t *value = data;
+        size_t len = n;
+        if (f.decode == TP_DECODE_JSON_STRING) {
+            st = decode_json_string(&decoded, data, n);
+            value = decoded.data, len = decoded.len;
+        }
+        if (st == TP_OK && f.role == TP_ROLE_TOOL_NAME) {
+            st = announce(e, value, len);
+        } else if (st == TP_OK && f.role == TP_ROLE_TOOL_ID) {
+            c->carried_id.len = 0;
+            st = tp_buf_append(&c->carried_id, value, len);
+        } else if (st == TP_OK) {
+            uint32_t nt = 0;
+            const uint32_t *types = NULL;
+            c->in_param = 1;
+            if (e->tools && c->tool >= 0) types = tp_tools_param_types(e->tools, c->tool, value, len, &nt);
+            c->ptypes = types && nt ? types : string_only;
+            c->n_ptypes = types && nt ? nt : 1;
+            c->param_streams = c->n_ptypes == 1 && c->ptypes[0] == TP_TYPE_STRING;
+            {
+                /* one piece: the separator, the quoted name and the colon */
+                tp_buf key = {NULL, 0, 0};
+                st = tp_buf_append(&key, c->params == 0 ? "{\"" : ", \"", c->params == 0 ? 2 : 3);
+                if (st == TP_OK) st = append_escaped(&key, value, len);
+                if (st == TP_OK) st = tp_buf_append(&key, "\": ", 3);
+                if (st == TP_OK) st = args(e, key.data, key.len);
+                tp_buf_free(&key);
+            }
+            c->params++;
+        }
+        tp_buf_free(&decoded);
+    } else if (f.role == TP_ROLE_PARAM_VALUE && c->in_param) {
+        st = c->param_streams ? args_str(e, "\"") : typed_value(e, data, n);
+        c->in_param = 0;
+    }
+    e->capture.len = f.cap_start;
+    return st;
+}
+
+tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint64_t offset) {
+    call_state *c = &e->call;
+    int32_t index = -1;
+    uint32_t msg = kind == TP_PE_INCOMPLETE ? TP_MSG_ENDED_INSIDE_CALL
+                   : kind == TP_PE_INVALID_ARGUMENTS ? TP_MSG_INVALID_ARGUMENTS
+                   : kind == TP_PE_LIMIT ? TP_MSG_LIMIT : TP_MSG_UNEXPECTED;
+    if (c->active && kind == TP_PE_UNEXPECTED) {
+        kind = TP_PE_INVALID_ARGUMENTS; /* inside a call envelope, bad input is a bad call */
+        msg = TP_MSG_INVALID_ARGUMENTS;
+    }
+    if (c->active && !c->dead) index = c->index;
+    if (c->active) c->dead = 1;
+    return push_error(e, kind, msg, index, offset, NULL, 0);
+}
+
+tp_status tp_emitter_abort(tp_emitter *e, uint32_t depth) {
+    while (e->depth > depth) {
+        frame f = e->frames[--e->depth];
+        if (f.role == TP_ROLE_REASONING || f.role == TP_ROLE_CONTENT) TRY(flush_held(e, &f));
+        if (f.role == TP_ROLE_TOOL_CALL) e->call.active = 0;
+        e->capture.len = f.cap_start;
+    }
+    return TP_OK;
+}

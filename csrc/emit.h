@@ -1,0 +1,32 @@
+/* emit.h: the event builder (internal).  Turns the VM's certain, tagged bytes into
+ * events: text deltas, tool call start / argument deltas / end, errors.  The twin of
+ * python/toolparse/reference/emitter.py. */
+#ifndef TOOLPARSE_EMIT_H
+#define TOOLPARSE_EMIT_H
+
+#include "buffer.h"
+#include "stream.h"
+
+typedef struct tp_emitter tp_emitter;
+
+tp_status tp_emitter_new(const tp_tools *tools, tp_emitter **out);
+void tp_emitter_free(tp_emitter *e);
+void tp_emitter_reset(tp_emitter *e);
+
+/* Events since the last tp_emitter_clear_events (borrowed, like their arena). */
+const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count);
+const uint8_t *tp_emitter_arena(const tp_emitter *e);
+void tp_emitter_clear_events(tp_emitter *e);
+
+tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_t pos);
+tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n);
+tp_status tp_emitter_close(tp_emitter *e, uint64_t pos);
+tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint64_t offset);
+tp_status tp_emitter_abort(tp_emitter *e, uint32_t depth);
+
+/* The message so far: all content / reasoning bytes. */
+const tp_buf *tp_emitter_content(const tp_emitter *e);
+const tp_buf *tp_emitter_reasoning(const tp_emitter *e);
+int tp_emitter_any_reasoning(const tp_emitter *e);
+
+#endif

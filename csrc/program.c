@@ -1,0 +1,345 @@
+/* program.c: loads and checks a compiled format program.  Every value read from the blob
+ * is bounds-checked, so a corrupt or hostile blob is an error, never a crash. */
+#include "program.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Operand count per opcode: the same table as grammar.OPERANDS. */
+static const uint8_t operands[TP_OP_COUNT] = {0, 1, 0, 2, 2, 0, 1, 1, 1, 1,
+                                              0, 0, 1, 1, 0, 0, 2, 0, 1, 0};
+
+struct tp_program {
+    uint32_t n_code;
+    uint32_t *code;
+    uint32_t n_strings;
+    uint32_t *string_off; /* n_strings + 1 offsets into pool */
+    uint8_t *pool;
+    uint32_t n_stopsets;
+    tp_stopset *stopsets;
+    uint32_t *follow_pool;
+    uint32_t n_entries;
+    uint32_t *entry_name_off; /* n_entries + 1 offsets into names */
+    uint8_t *names;
+    uint32_t *entry_addr;
+    uint32_t max_follow;
+};
+
+typedef struct reader {
+    const uint8_t *p, *end;
+    int bad;
+} reader;
+
+static uint32_t read_u32(reader *r) {
+    uint32_t v;
+    if (r->bad || (size_t)(r->end - r->p) < 4) {
+        r->bad = 1;
+        return 0;
+    }
+    v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+        (uint32_t)r->p[3] << 24;
+    r->p += 4;
+    return v;
+}
+
+static const uint8_t *read_bytes(reader *r, uint32_t n) {
+    const uint8_t *at = r->p;
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = 1;
+        return NULL;
+    }
+    r->p += n;
+    return at;
+}
+
+void tp_program_free(tp_program *p) {
+    uint32_t k;
+    if (!p) return;
+    if (p->stopsets) {
+        for (k = 0; k < p->n_stopsets; k++) {
+            tp_trie_free(p->stopsets[k].trie);
+            free(p->stopsets[k].stops);
+        }
+    }
+    free(p->stopsets);
+    free(p->follow_pool);
+    free(p->code);
+    free(p->string_off);
+    free(p->pool);
+    free(p->entry_name_off);
+    free(p->names);
+    free(p->entry_addr);
+    free(p);
+}
+
+/* Every jump target must be an instruction start; every operand in range. */
+static int check_code(const tp_program *p, const char **where) {
+    uint8_t *starts;
+    uint32_t pc = 0, k;
+    int ok = 1;
+    if (p->n_code == 0) {
+        *where = "empty code";
+        return 0;
+    }
+    starts = (uint8_t *)calloc(p->n_code, 1);
+    if (!starts) return -1;
+    while (pc < p->n_code) {
+        uint32_t op = p->code[pc];
+        if (op >= TP_OP_COUNT || pc + operands[op] >= p->n_code) {
+            *where = "bad opcode or truncated instruction";
+            ok = 0;
+            break;
+        }
+        starts[pc] = 1;
+        pc += 1u + operands[op];
+    }
+    if (ok && pc != p->n_code) {
+        *where = "truncated instruction";
+        ok = 0;
+    }
+    for (pc = 0; ok && pc < p->n_code; pc += 1u + operands[p->code[pc]]) {
+        uint32_t op = p->code[pc], a = operands[op] ? p->code[pc + 1] : 0;
+        switch (op) {
+        case TP_OP_LIT:
+            if (a >= p->n_strings || p->string_off[a + 1] == p->string_off[a]) {
+                *where = "LIT string out of range";
+                ok = 0;
+            }
+            break;
+        case TP_OP_UNTIL:
+            if (a >= p->n_stopsets) {
+                *where = "UNTIL stop set out of range";
+                ok = 0;
+            }
+            break;
+        case TP_OP_JSON:
+            if ((a & 0xFF) > 2 || (a >> 8) > TP_JSON_KIND_OBJECT) {
+                *where = "JSON dialect or kind out of range";
+                ok = 0;
+            }
+            break;
+        case TP_OP_TOPEN:
+            if (a >= TP_ROLE_COUNT || p->code[pc + 2] > TP_DECODE_JSON_STRING) {
+                *where = "TOPEN role or decode out of range";
+                ok = 0;
+            }
+            break;
+        case TP_OP_CHOICE:
+        case TP_OP_COMMIT:
+        case TP_OP_PCOMMIT:
+        case TP_OP_BCOMMIT:
+        case TP_OP_JMP:
+        case TP_OP_CALL:
+        case TP_OP_RECOVER:
+            if (a >= p->n_code || !starts[a]) {
+                *where = "jump target is not an instruction";
+                ok = 0;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    for (k = 0; ok && k < p->n_entries; k++) {
+        if (p->entry_addr[k] >= p->n_code || !starts[p->entry_addr[k]]) {
+            *where = "entry is not an instruction";
+            ok = 0;
+        }
+    }
+    free(starts);
+    return ok;
+}
+
+tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, const char **where) {
+    reader r;
+    tp_program *p;
+    uint32_t k, j, total = 0, n_follow_total = 0;
+    const char *unused;
+    const uint8_t *stopset_start;
+    int checked;
+
+    if (!where) where = &unused;
+    *where = NULL;
+    if (!out || !blob) return TP_ERR_ARG;
+    *out = NULL;
+    r.p = blob;
+    r.end = blob + len;
+    r.bad = 0;
+    if (len < 4 || memcmp(blob, "TPG1", 4) != 0) {
+        *where = "not a toolparse program";
+        return TP_ERR_ARG;
+    }
+    r.p += 4;
+    p = (tp_program *)calloc(1, sizeof *p);
+    if (!p) return TP_ERR_NOMEM;
+    p->n_code = read_u32(&r);
+    p->n_strings = read_u32(&r);
+    p->n_stopsets = read_u32(&r);
+    p->n_entries = read_u32(&r);
+    if (r.bad || p->n_code > (uint32_t)(len / 4)) goto bad;
+
+    p->code = (uint32_t *)malloc((size_t)p->n_code * sizeof(uint32_t) + 1);
+    if (!p->code) goto nomem;
+    for (k = 0; k < p->n_code; k++) p->code[k] = read_u32(&r);
+
+    /* strings: two passes, one to size the pool */
+    {
+        reader peek = r;
+        for (k = 0; k < p->n_strings; k++) {
+            uint32_t n = read_u32(&peek);
+            if (!read_bytes(&peek, n) || n > TP_TRIE_MAX_MARKER_LEN) goto bad;
+            total += n;
+        }
+        if (peek.bad) goto bad;
+    }
+    p->string_off = (uint32_t *)malloc(((size_t)p->n_strings + 1) * sizeof(uint32_t));
+    p->pool = (uint8_t *)malloc((size_t)total + 1);
+    if (!p->string_off || !p->pool) goto nomem;
+    total = 0;
+    for (k = 0; k < p->n_strings; k++) {
+        uint32_t n = read_u32(&r);
+        const uint8_t *s = read_bytes(&r, n);
+        if (!s) goto bad;
+        p->string_off[k] = total;
+        memcpy(p->pool + total, s, n);
+        total += n;
+    }
+    p->string_off[p->n_strings] = total;
+
+    /* stop sets: size the follow pool first */
+    stopset_start = r.p;
+    for (k = 0; k < p->n_stopsets; k++) {
+        uint32_t n_stops = read_u32(&r);
+        if (r.bad || n_stops == 0 || n_stops > TP_TRIE_MAX_MARKERS) goto bad;
+        for (j = 0; j < n_stops; j++) {
+            uint32_t nf;
+            (void)read_u32(&r);
+            nf = read_u32(&r);
+            if (!read_bytes(&r, nf * 4u) || nf > 1024) goto bad;
+            n_follow_total += nf;
+        }
+    }
+    r.p = stopset_start;
+    p->stopsets = (tp_stopset *)calloc(p->n_stopsets + 1, sizeof(tp_stopset));
+    p->follow_pool = (uint32_t *)malloc(((size_t)n_follow_total + 1) * sizeof(uint32_t));
+    if (!p->stopsets || !p->follow_pool) goto nomem;
+    n_follow_total = 0;
+    for (k = 0; k < p->n_stopsets; k++) {
+        tp_stopset *set = &p->stopsets[k];
+        const uint8_t **markers;
+        size_t *lens;
+        tp_status st;
+        set->n_stops = read_u32(&r);
+        set->stops = (tp_stop *)calloc(set->n_stops, sizeof(tp_stop));
+        if (!set->stops) goto nomem;
+        for (j = 0; j < set->n_stops; j++) {
+            uint32_t f;
+            tp_stop *s = &set->stops[j];
+            s->marker = read_u32(&r);
+            s->n_follow = read_u32(&r);
+            if (s->marker >= p->n_strings) goto bad;
+            s->follow = p->follow_pool + n_follow_total;
+            for (f = 0; f < s->n_follow; f++) {
+                uint32_t idx = read_u32(&r);
+                uint32_t flen;
+                if (idx >= p->n_strings) goto bad;
+                flen = p->string_off[idx + 1] - p->string_off[idx];
+                if (flen == 0) goto bad;
+                if (flen > p->max_follow) p->max_follow = flen;
+                p->follow_pool[n_follow_total++] = idx;
+            }
+        }
+        markers = (const uint8_t **)malloc(set->n_stops * sizeof(uint8_t *));
+        lens = (size_t *)malloc(set->n_stops * sizeof(size_t));
+        if (!markers || !lens) {
+            free(markers);
+            free(lens);
+            goto nomem;
+        }
+        for (j = 0; j < set->n_stops; j++) {
+            uint32_t m = set->stops[j].marker;
+            markers[j] = p->pool + p->string_off[m];
+            lens[j] = p->string_off[m + 1] - p->string_off[m];
+        }
+        st = tp_trie_new(markers, lens, set->n_stops, &set->trie, NULL);
+        free(markers);
+        free(lens);
+        if (st == TP_ERR_NOMEM) goto nomem;
+        if (st != TP_OK) goto bad;
+    }
+
+    /* entries */
+    {
+        reader peek = r;
+        total = 0;
+        for (k = 0; k < p->n_entries; k++) {
+            uint32_t n = read_u32(&peek);
+            if (!read_bytes(&peek, n)) goto bad;
+            (void)read_u32(&peek);
+            total += n;
+        }
+        if (peek.bad) goto bad;
+    }
+    p->entry_name_off = (uint32_t *)malloc(((size_t)p->n_entries + 1) * sizeof(uint32_t));
+    p->names = (uint8_t *)malloc((size_t)total + 1);
+    p->entry_addr = (uint32_t *)malloc(((size_t)p->n_entries + 1) * sizeof(uint32_t));
+    if (!p->entry_name_off || !p->names || !p->entry_addr) goto nomem;
+    total = 0;
+    for (k = 0; k < p->n_entries; k++) {
+        uint32_t n = read_u32(&r);
+        const uint8_t *s = read_bytes(&r, n);
+        if (!s) goto bad;
+        p->entry_name_off[k] = total;
+        memcpy(p->names + total, s, n);
+        total += n;
+        p->entry_addr[k] = read_u32(&r);
+    }
+    p->entry_name_off[p->n_entries] = total;
+    if (r.bad || r.p != r.end) goto bad;
+
+    checked = check_code(p, where);
+    if (checked < 0) goto nomem;
+    if (!checked) {
+        tp_program_free(p);
+        return TP_ERR_ARG;
+    }
+    *out = p;
+    return TP_OK;
+
+bad:
+    if (!*where) *where = "malformed program";
+    tp_program_free(p);
+    return TP_ERR_ARG;
+nomem:
+    tp_program_free(p);
+    return TP_ERR_NOMEM;
+}
+
+int64_t tp_program_entry(const tp_program *p, const char *name, size_t name_len) {
+    uint32_t k;
+    for (k = 0; k < p->n_entries; k++) {
+        uint32_t n = p->entry_name_off[k + 1] - p->entry_name_off[k];
+        if (n == name_len && memcmp(p->names + p->entry_name_off[k], name, n) == 0)
+            return (int64_t)p->entry_addr[k];
+    }
+    return -1;
+}
+
+const uint32_t *tp_program_code(const tp_program *p, uint32_t *n_words) {
+    if (n_words) *n_words = p->n_code;
+    return p->code;
+}
+
+const uint8_t *tp_program_string(const tp_program *p, uint32_t index, uint32_t *len) {
+    if (index >= p->n_strings) return NULL;
+    if (len) *len = p->string_off[index + 1] - p->string_off[index];
+    return p->pool + p->string_off[index];
+}
+
+const tp_stopset *tp_program_stopset(const tp_program *p, uint32_t index) {
+    return index < p->n_stopsets ? &p->stopsets[index] : NULL;
+}
+
+uint32_t tp_program_stopset_count(const tp_program *p) { return p->n_stopsets; }
+
+uint32_t tp_program_max_follow(const tp_program *p) { return p->max_follow; }

@@ -1,0 +1,64 @@
+/* program.h: a compiled format program (bytecode, strings, stop sets, entries), loaded
+ * from the blob python/toolparse/grammar.py writes.  Immutable once loaded: share it
+ * across streams and threads. */
+#ifndef TOOLPARSE_PROGRAM_H
+#define TOOLPARSE_PROGRAM_H
+
+#include "common.h"
+#include "trie.h"
+
+/* Opcodes: the same numbers as grammar.py. */
+enum {
+    TP_OP_END, TP_OP_LIT, TP_OP_WS, TP_OP_UNTIL, TP_OP_JSON, TP_OP_EOF, TP_OP_CHOICE,
+    TP_OP_COMMIT, TP_OP_PCOMMIT, TP_OP_BCOMMIT, TP_OP_FAIL, TP_OP_FAILTWICE, TP_OP_JMP,
+    TP_OP_CALL, TP_OP_RET, TP_OP_CUT, TP_OP_TOPEN, TP_OP_TCLOSE, TP_OP_RECOVER, TP_OP_RPOP,
+    TP_OP_COUNT
+};
+
+#define TP_UNTIL_MIN1 1u
+#define TP_UNTIL_NEED_STOP 2u
+#define TP_UNTIL_COMMIT 4u
+#define TP_JSON_KIND_ANY 0u
+#define TP_JSON_KIND_STRING 1u
+#define TP_JSON_KIND_OBJECT 2u
+#define TP_DECODE_RAW 0u
+#define TP_DECODE_JSON_STRING 1u
+
+/* Roles: the order of grammar.ROLES. */
+enum {
+    TP_ROLE_REASONING, TP_ROLE_CONTENT, TP_ROLE_TOOL_CALL, TP_ROLE_TOOL_NAME,
+    TP_ROLE_TOOL_ARGS, TP_ROLE_TOOL_ID, TP_ROLE_PARAM_NAME, TP_ROLE_PARAM_VALUE,
+    TP_ROLE_COUNT
+};
+
+typedef struct tp_program tp_program;
+
+typedef struct tp_stop {
+    uint32_t marker;       /* string index */
+    uint32_t n_follow;
+    const uint32_t *follow; /* string indices */
+} tp_stop;
+
+typedef struct tp_stopset {
+    tp_trie *trie; /* over the stops' markers, in order */
+    uint32_t n_stops;
+    tp_stop *stops;
+} tp_stopset;
+
+/* Loads and checks a blob (every operand in range, every jump inside the code).  On
+ * TP_ERR_ARG *where (if not NULL) gets a static description.  Caller frees with
+ * tp_program_free(). */
+tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, const char **where);
+void tp_program_free(tp_program *p); /* NULL-safe */
+
+/* The address of an entry point, or -1. */
+int64_t tp_program_entry(const tp_program *p, const char *name, size_t name_len);
+
+/* Borrowed views, valid while p lives. */
+const uint32_t *tp_program_code(const tp_program *p, uint32_t *n_words);
+const uint8_t *tp_program_string(const tp_program *p, uint32_t index, uint32_t *len);
+const tp_stopset *tp_program_stopset(const tp_program *p, uint32_t index);
+uint32_t tp_program_stopset_count(const tp_program *p);
+uint32_t tp_program_max_follow(const tp_program *p); /* longest follow literal */
+
+#endif

@@ -1,0 +1,226 @@
+/* stream.c: tp_stream (one parse: a VM feeding an event builder) and the tool table. */
+#include "stream.h"
+
+#include "emit.h"
+#include "vm.h"
+
+/* -- tools -------------------------------------------------------------------------------- */
+
+typedef struct tool_param {
+    uint32_t name_off, name_len, types_off, n_types;
+} tool_param;
+
+typedef struct tool_entry {
+    uint32_t name_off, name_len, params_off, n_params;
+} tool_entry;
+
+struct tp_tools {
+    uint32_t n_tools;
+    tool_entry *tools;
+    tool_param *params;
+    uint32_t *types;
+    uint8_t *names;
+};
+
+void tp_tools_free(tp_tools *t) {
+    if (!t) return;
+    free(t->tools);
+    free(t->params);
+    free(t->types);
+    free(t->names);
+    free(t);
+}
+
+typedef struct reader {
+    const uint8_t *p, *end;
+    int bad;
+} reader;
+
+static uint32_t read_u32(reader *r) {
+    uint32_t v;
+    if (r->bad || (size_t)(r->end - r->p) < 4) {
+        r->bad = 1;
+        return 0;
+    }
+    v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+        (uint32_t)r->p[3] << 24;
+    r->p += 4;
+    return v;
+}
+
+static const uint8_t *read_bytes(reader *r, uint32_t n) {
+    const uint8_t *at = r->p;
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = 1;
+        return NULL;
+    }
+    r->p += n;
+    return at;
+}
+
+tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
+    reader r, count;
+    tp_tools *t;
+    uint32_t k, j, n_params = 0, n_types = 0, n_names = 0;
+    if (!blob || !out) return TP_ERR_ARG;
+    *out = NULL;
+    r.p = blob, r.end = blob + len, r.bad = 0;
+    count = r;
+    /* first pass: sizes */
+    {
+        uint32_t n_tools = read_u32(&count);
+        if (n_tools > len) return TP_ERR_ARG;
+        for (k = 0; k < n_tools && !count.bad; k++) {
+            uint32_t n = read_u32(&count), np;
+            read_bytes(&count, n);
+            n_names += n;
+            np = read_u32(&count);
+            if (np > len) return TP_ERR_ARG;
+            for (j = 0; j < np && !count.bad; j++) {
+                uint32_t m = read_u32(&count), nt;
+                read_bytes(&count, m);
+                n_names += m;
+                nt = read_u32(&count);
+                if (!read_bytes(&count, nt * 4u) || nt > 64) return TP_ERR_ARG;
+                n_types += nt;
+            }
+            n_params += np;
+        }
+        if (count.bad || count.p != count.end) return TP_ERR_ARG;
+    }
+    t = (tp_tools *)calloc(1, sizeof *t);
+    if (!t) return TP_ERR_NOMEM;
+    t->n_tools = read_u32(&r);
+    t->tools = (tool_entry *)calloc(t->n_tools + 1, sizeof(tool_entry));
+    t->params = (tool_param *)calloc(n_params + 1, sizeof(tool_param));
+    t->types = (uint32_t *)calloc(n_types + 1, sizeof(uint32_t));
+    t->names = (uint8_t *)malloc(n_names + 1);
+    if (!t->tools || !t->params || !t->types || !t->names) {
+        tp_tools_free(t);
+        return TP_ERR_NOMEM;
+    }
+    n_params = n_types = n_names = 0;
+    for (k = 0; k < t->n_tools; k++) {
+        tool_entry *tool = &t->tools[k];
+        tool->name_len = read_u32(&r);
+        tool->name_off = n_names;
+        memcpy(t->names + n_names, read_bytes(&r, tool->name_len), tool->name_len);
+        n_names += tool->name_len;
+        tool->n_params = read_u32(&r);
+        tool->params_off = n_params;
+        for (j = 0; j < tool->n_params; j++) {
+            tool_param *p = &t->params[n_params++];
+            uint32_t q;
+            p->name_len = read_u32(&r);
+            p->name_off = n_names;
+            memcpy(t->names + n_names, read_bytes(&r, p->name_len), p->name_len);
+            n_names += p->name_len;
+            p->n_types = read_u32(&r);
+            p->types_off = n_types;
+            for (q = 0; q < p->n_types; q++) t->types[n_types++] = read_u32(&r);
+        }
+    }
+    *out = t;
+    return TP_OK;
+}
+
+int32_t tp_tools_find(const tp_tools *t, const uint8_t *name, size_t len) {
+    uint32_t k;
+    for (k = 0; k < t->n_tools; k++) {
+        const tool_entry *tool = &t->tools[k];
+        if (tool->name_len == len && memcmp(t->names + tool->name_off, name, len) == 0)
+            return (int32_t)k;
+    }
+    return -1;
+}
+
+const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint8_t *name,
+                                     size_t len, uint32_t *n_types) {
+    uint32_t j;
+    *n_types = 0;
+    if (tool < 0 || (uint32_t)tool >= t->n_tools) return NULL;
+    for (j = 0; j < t->tools[tool].n_params; j++) {
+        const tool_param *p = &t->params[t->tools[tool].params_off + j];
+        if (p->name_len == len && memcmp(t->names + p->name_off, name, len) == 0) {
+            *n_types = p->n_types;
+            return t->types + p->types_off;
+        }
+    }
+    return NULL;
+}
+
+/* -- streams ------------------------------------------------------------------------------ */
+
+struct tp_stream {
+    tp_emitter *emitter;
+    tp_vm *vm;
+    int finished;
+};
+
+tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
+                        const tp_tools *tools, tp_stream **out) {
+    tp_stream *s;
+    int64_t address;
+    tp_status st;
+    if (!program || !entry || !out) return TP_ERR_ARG;
+    *out = NULL;
+    address = tp_program_entry(program, entry, entry_len);
+    if (address < 0) return TP_ERR_ARG;
+    s = (tp_stream *)calloc(1, sizeof *s);
+    if (!s) return TP_ERR_NOMEM;
+    st = tp_emitter_new(tools, &s->emitter);
+    if (st == TP_OK) st = tp_vm_new(program, (uint32_t)address, s->emitter, &s->vm);
+    if (st != TP_OK) {
+        tp_stream_free(s);
+        return st;
+    }
+    *out = s;
+    return TP_OK;
+}
+
+void tp_stream_free(tp_stream *s) {
+    if (!s) return;
+    tp_vm_free(s->vm);
+    tp_emitter_free(s->emitter);
+    free(s);
+}
+
+void tp_stream_reset(tp_stream *s) {
+    tp_vm_reset(s->vm);
+    tp_emitter_reset(s->emitter);
+    s->finished = 0;
+}
+
+tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len) {
+    tp_emitter_clear_events(s->emitter);
+    if (s->finished) return TP_ERR_STATE;
+    return tp_vm_feed(s->vm, buf, len);
+}
+
+tp_status tp_stream_finish(tp_stream *s) {
+    tp_status st;
+    tp_emitter_clear_events(s->emitter);
+    if (s->finished) return TP_ERR_STATE;
+    s->finished = 1;
+    st = tp_vm_finish(s->vm);
+    if (st == TP_OK) st = tp_emitter_abort(s->emitter, 0);
+    return st;
+}
+
+const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena) {
+    *arena = tp_emitter_arena(s->emitter);
+    return tp_emitter_events(s->emitter, count);
+}
+
+const uint8_t *tp_stream_content(const tp_stream *s, size_t *len) {
+    const tp_buf *b = tp_emitter_content(s->emitter);
+    *len = b->len;
+    return b->data;
+}
+
+const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present) {
+    const tp_buf *b = tp_emitter_reasoning(s->emitter);
+    *len = b->len;
+    *present = tp_emitter_any_reasoning(s->emitter);
+    return b->data;
+}

@@ -1,0 +1,86 @@
+/* stream.h: one parse of one model response (tp_stream), its events, and the tool
+ * table that types XML-style parameters.  See docs/engine.md. */
+#ifndef TOOLPARSE_STREAM_H
+#define TOOLPARSE_STREAM_H
+
+#include "common.h"
+#include "program.h"
+
+typedef enum tp_event_kind {
+    TP_EV_REASONING = 1,
+    TP_EV_CONTENT = 2,
+    TP_EV_CALL_START = 3, /* text: name; aux: the id the output carried (may be empty) */
+    TP_EV_ARGS = 4,       /* text: the next piece of the arguments JSON */
+    TP_EV_CALL_END = 5,   /* text: the whole arguments JSON; aux: name */
+    TP_EV_ERROR = 6       /* code: kind; msg: message; text: detail (a name) */
+} tp_event_kind;
+
+typedef enum tp_error_kind {
+    TP_PE_INCOMPLETE = 0,
+    TP_PE_INVALID_ARGUMENTS = 1,
+    TP_PE_UNEXPECTED = 2,
+    TP_PE_UNKNOWN_TOOL = 3,
+    TP_PE_LIMIT = 4
+} tp_error_kind;
+
+typedef enum tp_error_message {
+    TP_MSG_ENDED_INSIDE_CALL = 0,
+    TP_MSG_INVALID_ARGUMENTS = 1,
+    TP_MSG_UNEXPECTED = 2,
+    TP_MSG_TWO_ARGUMENTS = 3,
+    TP_MSG_TWO_NAMES = 4,
+    TP_MSG_EMPTY_NAME = 5,
+    TP_MSG_UNKNOWN_TOOL = 6,
+    TP_MSG_NO_NAME = 7,
+    TP_MSG_NOT_AN_OBJECT = 8,
+    TP_MSG_LIMIT = 9
+} tp_error_message;
+
+typedef struct tp_event {
+    uint32_t kind;
+    int32_t index; /* call index, or -1 */
+    uint32_t text_off, text_len; /* in the arena */
+    uint32_t aux_off, aux_len;
+    uint32_t code, msg;
+    uint64_t offset; /* errors: the stream offset */
+} tp_event;
+
+/* Parameter types, in the order of a JSON schema's "type" list. */
+enum {
+    TP_TYPE_STRING, TP_TYPE_INTEGER, TP_TYPE_NUMBER, TP_TYPE_BOOLEAN,
+    TP_TYPE_OBJECT, TP_TYPE_ARRAY, TP_TYPE_NULL, TP_TYPE_OTHER
+};
+
+typedef struct tp_tools tp_tools;
+
+/* Loads a tool table blob: u32 n_tools; per tool: name (u32 length, bytes), u32 n_params;
+ * per parameter: name, u32 n_types, n_types u32 type codes.  Immutable; share it.
+ * Caller frees with tp_tools_free(). */
+tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out);
+void tp_tools_free(tp_tools *t);
+/* The tool's index, or -1. */
+int32_t tp_tools_find(const tp_tools *t, const uint8_t *name, size_t len);
+/* The types of a tool's parameter (NULL, 0 when unknown). */
+const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint8_t *name,
+                                     size_t len, uint32_t *n_types);
+
+typedef struct tp_stream tp_stream;
+
+/* tools may be NULL (no tool list given: every name is accepted, values are strings).
+ * program and tools must outlive the stream.  Caller frees with tp_stream_free(). */
+tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
+                        const tp_tools *tools, tp_stream **out);
+void tp_stream_free(tp_stream *s);
+void tp_stream_reset(tp_stream *s);
+
+/* Feeds bytes; the events they made certain are then in tp_stream_events (borrowed, valid
+ * until the next call on s).  TP_ERR_NOMEM leaves the stream unusable but safe to free. */
+tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len);
+tp_status tp_stream_finish(tp_stream *s);
+const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena);
+
+/* The message so far (borrowed). */
+const uint8_t *tp_stream_content(const tp_stream *s, size_t *len);
+const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present);
+
+#endif

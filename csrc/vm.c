@@ -1,0 +1,616 @@
+/* vm.c: the PEG virtual machine; docs/engine.md specifies it and
+ * python/toolparse/reference/vm.py is its twin.
+ *
+ * State is data: a pc, explicit call / choice / recovery stacks, a log of tag events, and
+ * the sub-state of a suspended UNTIL or JSON instruction; no C recursion.  An instruction
+ * that needs bytes not fed yet suspends the VM and runs again on the next feed. */
+#include "vm.h"
+
+#include "json.h"
+
+enum { R_OK, R_NEED, R_FAIL };
+enum { LOG_OPEN, LOG_CLOSE, LOG_ERROR, LOG_ABORT };
+enum { SUB_NONE, SUB_UNTIL, SUB_JSON };
+
+typedef struct choice {
+    uint32_t pc;
+    uint64_t pos;
+    size_t calls, log, recovers;
+    uint32_t tags;
+} choice;
+
+typedef struct recovery {
+    uint32_t handler;
+    size_t calls, choices;
+    uint32_t tags;
+} recovery;
+
+typedef struct log_entry {
+    uint8_t kind;
+    uint32_t a, b; /* OPEN: role, decode; ERROR: kind; ABORT: depth */
+    uint64_t pos, offset;
+} log_entry;
+
+/* A growable array of fixed-size items. */
+typedef struct stack {
+    void *items;
+    size_t len, cap;
+} stack;
+
+static tp_status stack_push(stack *s, const void *item, size_t size) {
+    if (s->len == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        void *grown = realloc(s->items, cap * size);
+        if (!grown) return TP_ERR_NOMEM;
+        s->items = grown;
+        s->cap = cap;
+    }
+    memcpy((uint8_t *)s->items + s->len * size, item, size);
+    s->len++;
+    return TP_OK;
+}
+
+#define AT(s, type, i) (((type *)(s).items)[i])
+
+struct tp_vm {
+    const tp_program *prog;
+    const uint32_t *code;
+    uint32_t n_code, entry;
+    tp_emitter *emitter;
+    tp_buf window;
+    uint64_t base; /* stream offset of window.data[0] */
+    int eof, finished;
+    uint32_t pc;
+    uint64_t pos;
+    stack calls, choices, recovers, log;
+    size_t cut_level; /* choices below it were cut */
+    uint32_t tags;
+    /* a suspended instruction */
+    int sub;
+    uint64_t sub_start;
+    /* UNTIL */
+    tp_matcher **matchers; /* one per stop set */
+    uint64_t scan_from, fed_to;
+    int has_pending, cut_done;
+    tp_match pending;
+    /* JSON */
+    tp_json *scanners[3];
+    int kind_checked;
+    /* failure of the last matching instruction */
+    uint32_t fail_kind;
+    uint64_t fail_offset;
+    /* the first failure for lack of input since the last error: what an error then is */
+    int ran_out;
+    uint64_t ran_out_offset;
+    /* emission */
+    size_t emitted_log;
+    uint64_t emitted_pos;
+    uint32_t emit_tags;
+};
+
+#define TRY(expr)                          \
+    do {                                   \
+        tp_status st_ = (expr);            \
+        if (st_ != TP_OK) return st_;      \
+    } while (0)
+
+tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitter, tp_vm **out) {
+    tp_vm *vm = (tp_vm *)calloc(1, sizeof *vm);
+    uint32_t k, n_sets = tp_program_stopset_count(program);
+    if (!vm) return TP_ERR_NOMEM;
+    vm->prog = program;
+    vm->code = tp_program_code(program, &vm->n_code);
+    vm->entry = entry;
+    vm->emitter = emitter;
+    vm->matchers = (tp_matcher **)calloc(n_sets + 1, sizeof(tp_matcher *));
+    if (!vm->matchers) goto nomem;
+    for (k = 0; k < n_sets; k++) {
+        if (tp_matcher_new(tp_program_stopset(program, k)->trie, &vm->matchers[k]) != TP_OK)
+            goto nomem;
+    }
+    for (k = 0; k < 3; k++) {
+        if (tp_json_new((tp_json_dialect)k, TP_JSON_DEFAULT_MAX_DEPTH, &vm->scanners[k]) != TP_OK)
+            goto nomem;
+    }
+    /* the window always has storage, so offsets into it are never taken from NULL */
+    vm->window.data = (uint8_t *)malloc(256);
+    if (!vm->window.data) goto nomem;
+    vm->window.cap = 256;
+    tp_vm_reset(vm);
+    *out = vm;
+    return TP_OK;
+nomem:
+    tp_vm_free(vm);
+    return TP_ERR_NOMEM;
+}
+
+void tp_vm_free(tp_vm *vm) {
+    uint32_t k;
+    if (!vm) return;
+    if (vm->matchers) {
+        for (k = 0; k < tp_program_stopset_count(vm->prog); k++) tp_matcher_free(vm->matchers[k]);
+    }
+    free(vm->matchers);
+    for (k = 0; k < 3; k++) tp_json_free(vm->scanners[k]);
+    tp_buf_free(&vm->window);
+    free(vm->calls.items);
+    free(vm->choices.items);
+    free(vm->recovers.items);
+    free(vm->log.items);
+    free(vm);
+}
+
+void tp_vm_reset(tp_vm *vm) {
+    vm->window.len = 0;
+    vm->base = 0;
+    vm->eof = vm->finished = 0;
+    vm->pc = vm->entry;
+    vm->pos = 0;
+    vm->calls.len = vm->choices.len = vm->recovers.len = vm->log.len = 0;
+    vm->cut_level = 0;
+    vm->tags = 0;
+    vm->sub = SUB_NONE;
+    vm->ran_out = 0;
+    vm->emitted_log = 0;
+    vm->emitted_pos = 0;
+    vm->emit_tags = 0;
+}
+
+static inline uint64_t avail(const tp_vm *vm) { return vm->base + vm->window.len; }
+
+static inline const uint8_t *at(const tp_vm *vm, uint64_t offset) {
+    return vm->window.data + (offset - vm->base);
+}
+
+static inline int is_ws(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
+
+static int fail_with(tp_vm *vm, uint32_t kind, uint64_t offset) {
+    vm->fail_kind = kind;
+    vm->fail_offset = offset;
+    return R_FAIL;
+}
+
+static tp_status log_push(tp_vm *vm, uint8_t kind, uint32_t a, uint32_t b, uint64_t offset) {
+    log_entry entry;
+    entry.kind = kind;
+    entry.a = a;
+    entry.b = b;
+    entry.pos = vm->pos;
+    entry.offset = offset;
+    return stack_push(&vm->log, &entry, sizeof entry);
+}
+
+static void pop_choice(tp_vm *vm, choice *out) {
+    vm->choices.len--;
+    if (out) *out = AT(vm->choices, choice, vm->choices.len);
+    if (vm->cut_level > vm->choices.len) vm->cut_level = vm->choices.len;
+}
+
+static void restore(tp_vm *vm, const choice *c) {
+    vm->pos = c->pos;
+    if (vm->calls.len > c->calls) vm->calls.len = c->calls;
+    if (vm->log.len > c->log) vm->log.len = c->log;
+    if (vm->recovers.len > c->recovers) vm->recovers.len = c->recovers;
+    vm->tags = c->tags;
+    vm->sub = SUB_NONE;
+}
+
+static tp_status fail(tp_vm *vm, uint32_t kind, uint64_t offset) {
+    size_t barrier = 0;
+    vm->sub = SUB_NONE;
+    if (kind == TP_PE_INCOMPLETE && !vm->ran_out) {
+        vm->ran_out = 1;
+        vm->ran_out_offset = offset;
+    }
+    if (vm->recovers.len) barrier = AT(vm->recovers, recovery, vm->recovers.len - 1).choices;
+    while (vm->choices.len > barrier) {
+        int live = vm->choices.len > vm->cut_level;
+        choice c;
+        pop_choice(vm, &c);
+        if (live) {
+            restore(vm, &c);
+            vm->pc = c.pc;
+            return TP_OK;
+        }
+    }
+    if (vm->ran_out) {
+        /* some alternative ran out of input: more input could have matched */
+        kind = TP_PE_INCOMPLETE;
+        offset = vm->ran_out_offset;
+        vm->ran_out = 0;
+    }
+    TRY(log_push(vm, LOG_ERROR, kind, 0, offset));
+    if (vm->recovers.len) {
+        recovery r = AT(vm->recovers, recovery, --vm->recovers.len);
+        if (vm->calls.len > r.calls) vm->calls.len = r.calls;
+        TRY(log_push(vm, LOG_ABORT, r.tags, 0, 0));
+        vm->tags = r.tags;
+        vm->pc = r.handler;
+        return TP_OK;
+    }
+    TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
+    vm->tags = 0;
+    vm->finished = 1;
+    return TP_OK;
+}
+
+/* -- matching instructions ----------------------------------------------------------------- */
+
+static int op_lit(tp_vm *vm, uint32_t string) {
+    uint32_t len, k;
+    const uint8_t *text = tp_program_string(vm->prog, string, &len);
+    uint64_t have = avail(vm) - vm->pos;
+    const uint8_t *p = at(vm, vm->pos);
+    uint32_t n = have < len ? (uint32_t)have : len;
+    for (k = 0; k < n; k++) {
+        if (p[k] != text[k]) return fail_with(vm, TP_PE_UNEXPECTED, vm->pos + k);
+    }
+    if (n < len) return vm->eof ? fail_with(vm, TP_PE_INCOMPLETE, avail(vm)) : R_NEED;
+    vm->pos += len;
+    return R_OK;
+}
+
+static int op_ws(tp_vm *vm) {
+    uint64_t end = avail(vm);
+    while (vm->pos < end && is_ws(*at(vm, vm->pos))) vm->pos++;
+    return vm->pos == end && !vm->eof ? R_NEED : R_OK;
+}
+
+static int op_eof(tp_vm *vm) {
+    if (vm->pos < avail(vm)) return fail_with(vm, TP_PE_UNEXPECTED, vm->pos);
+    return vm->eof ? R_OK : R_NEED;
+}
+
+/* After a stop's marker: optional whitespace, then one of its follow literals.
+ * 1 yes, 0 no, -1 undecided until more input. */
+static int follows(const tp_vm *vm, const tp_stop *stop, uint64_t offset) {
+    uint64_t end = avail(vm);
+    uint32_t f;
+    int undecided = 0;
+    if (stop->n_follow == 0) return 1;
+    while (offset < end && is_ws(*at(vm, offset))) offset++;
+    for (f = 0; f < stop->n_follow; f++) {
+        uint32_t len;
+        const uint8_t *text = tp_program_string(vm->prog, stop->follow[f], &len);
+        uint64_t have = end - offset;
+        uint32_t n = have < len ? (uint32_t)have : len;
+        if (memcmp(at(vm, offset), text, n) != 0) continue;
+        if (n == len) return 1;
+        undecided = 1;
+    }
+    return undecided && !vm->eof ? -1 : 0;
+}
+
+static void until_commit(tp_vm *vm, uint32_t flags) {
+    if ((flags & TP_UNTIL_COMMIT) && !vm->cut_done && vm->pos > vm->sub_start) {
+        vm->cut_level = vm->choices.len;
+        vm->cut_done = 1;
+    }
+}
+
+static int until_done(tp_vm *vm, uint32_t flags, uint64_t stop_at) {
+    if ((flags & TP_UNTIL_MIN1) && stop_at == vm->sub_start)
+        return fail_with(vm, TP_PE_UNEXPECTED, stop_at);
+    vm->pos = stop_at;
+    if ((flags & TP_UNTIL_COMMIT) && stop_at > vm->sub_start) vm->cut_level = vm->choices.len;
+    vm->sub = SUB_NONE;
+    return R_OK;
+}
+
+static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
+    const tp_stopset *set = tp_program_stopset(vm->prog, set_index);
+    tp_matcher *m = vm->matchers[set_index];
+    size_t n;
+    if (vm->sub != SUB_UNTIL) {
+        tp_matcher_reset(m);
+        vm->sub = SUB_UNTIL;
+        vm->sub_start = vm->scan_from = vm->fed_to = vm->pos;
+        vm->has_pending = vm->cut_done = 0;
+    }
+    for (;;) {
+        if (vm->has_pending) {
+            int found = follows(vm, &set->stops[vm->pending.id], vm->pending.end);
+            if (found < 0) {
+                vm->pos = vm->pending.start; /* the text before the candidate is certain */
+                until_commit(vm, flags);
+                return R_NEED;
+            }
+            if (found) return until_done(vm, flags, vm->pending.start);
+            /* not a stop after all: scan again from the byte after its start */
+            tp_matcher_reset(m);
+            vm->scan_from = vm->fed_to = vm->pending.start + 1;
+            vm->has_pending = 0;
+        }
+        if (vm->fed_to < avail(vm)) {
+            size_t used = tp_matcher_feed(m, at(vm, vm->fed_to), (size_t)(avail(vm) - vm->fed_to),
+                                          &vm->pending, 1, &n);
+            vm->fed_to += used;
+            if (n) {
+                vm->pending.start += vm->scan_from;
+                vm->pending.end += vm->scan_from;
+                vm->has_pending = 1;
+                continue;
+            }
+        }
+        if (vm->eof && !tp_matcher_finished(m)) {
+            tp_matcher_finish(m, &vm->pending, 1, &n);
+            if (n) {
+                vm->pending.start += vm->scan_from;
+                vm->pending.end += vm->scan_from;
+                vm->has_pending = 1;
+                continue;
+            }
+        }
+        break;
+    }
+    if (vm->eof) {
+        if (flags & TP_UNTIL_NEED_STOP) return fail_with(vm, TP_PE_INCOMPLETE, avail(vm));
+        return until_done(vm, flags, avail(vm));
+    }
+    {
+        uint64_t safe = vm->scan_from + tp_matcher_position(m) - tp_matcher_holdback(m);
+        if (safe > vm->pos) vm->pos = safe;
+    }
+    until_commit(vm, flags);
+    return R_NEED;
+}
+
+static int op_json(tp_vm *vm, uint32_t operand) {
+    tp_json *s = vm->scanners[(operand & 0xFF) % 3];
+    uint32_t kind = operand >> 8;
+    tp_json_verdict verdict = TP_JSON_NEED_MORE;
+    if (vm->sub != SUB_JSON) {
+        tp_json_reset(s);
+        vm->sub = SUB_JSON;
+        vm->sub_start = vm->pos;
+        vm->kind_checked = 0;
+    }
+    if (!vm->kind_checked && kind != TP_JSON_KIND_ANY) {
+        uint64_t o = vm->pos, end = avail(vm);
+        while (o < end && is_ws(*at(vm, o))) o++;
+        if (o == end) {
+            if (!vm->eof) return R_NEED;
+        } else {
+            uint8_t want = kind == TP_JSON_KIND_STRING ? '"' : '{';
+            if (*at(vm, o) != want) {
+                vm->sub = SUB_NONE;
+                return fail_with(vm, TP_PE_INVALID_ARGUMENTS, o);
+            }
+            vm->kind_checked = 1;
+        }
+    }
+    if (vm->pos < avail(vm)) verdict = tp_json_feed(s, at(vm, vm->pos), (size_t)(avail(vm) - vm->pos), NULL);
+    if (verdict == TP_JSON_NEED_MORE && vm->eof) verdict = tp_json_finish(s);
+    switch (verdict) {
+    case TP_JSON_COMPLETE:
+        vm->pos = vm->sub_start + (uint64_t)tp_json_end(s);
+        vm->sub = SUB_NONE;
+        return R_OK;
+    case TP_JSON_ERROR: {
+        uint64_t offset;
+        tp_json_reason reason = tp_json_error(s, &offset);
+        vm->pos = vm->sub_start + offset;
+        vm->sub = SUB_NONE;
+        return fail_with(vm, reason == TP_JSON_E_LIMIT ? TP_PE_LIMIT : TP_PE_INVALID_ARGUMENTS,
+                         vm->pos);
+    }
+    case TP_JSON_INCOMPLETE:
+        vm->pos = avail(vm);
+        vm->sub = SUB_NONE;
+        return fail_with(vm, TP_PE_INCOMPLETE, avail(vm));
+    default:
+        vm->pos = vm->sub_start + tp_json_position(s);
+        return R_NEED;
+    }
+}
+
+/* -- the loop ------------------------------------------------------------------------------ */
+
+static tp_status run(tp_vm *vm) {
+    const uint32_t *code = vm->code;
+    while (!vm->finished) {
+        uint32_t pc = vm->pc, op = code[pc];
+        uint32_t a = pc + 1 < vm->n_code ? code[pc + 1] : 0;
+        int r;
+        switch (op) {
+        case TP_OP_LIT: r = op_lit(vm, a); break;
+        case TP_OP_UNTIL: r = op_until(vm, a, code[pc + 2]); break;
+        case TP_OP_JSON: r = op_json(vm, a); break;
+        case TP_OP_WS: r = op_ws(vm); break;
+        case TP_OP_EOF: r = op_eof(vm); break;
+        case TP_OP_CHOICE: {
+            choice c;
+            c.pc = a;
+            c.pos = vm->pos;
+            c.calls = vm->calls.len;
+            c.log = vm->log.len;
+            c.recovers = vm->recovers.len;
+            c.tags = vm->tags;
+            TRY(stack_push(&vm->choices, &c, sizeof c));
+            vm->pc = pc + 2;
+            continue;
+        }
+        case TP_OP_COMMIT:
+            if (vm->choices.len) pop_choice(vm, NULL);
+            vm->pc = a;
+            continue;
+        case TP_OP_PCOMMIT:
+            if (vm->choices.len) {
+                choice *top = &AT(vm->choices, choice, vm->choices.len - 1);
+                top->pos = vm->pos;
+                top->log = vm->log.len;
+                top->tags = vm->tags;
+                top->calls = vm->calls.len;
+                top->recovers = vm->recovers.len;
+                if (vm->cut_level > vm->choices.len - 1) vm->cut_level = vm->choices.len - 1;
+            }
+            vm->pc = a;
+            continue;
+        case TP_OP_BCOMMIT:
+            if (vm->choices.len) {
+                choice c;
+                pop_choice(vm, &c);
+                restore(vm, &c);
+            }
+            vm->pc = a;
+            continue;
+        case TP_OP_FAIL:
+            TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
+            continue;
+        case TP_OP_FAILTWICE:
+            /* a negative lookahead whose pattern matched: fail where the lookahead began */
+            if (vm->choices.len) {
+                choice c;
+                pop_choice(vm, &c);
+                restore(vm, &c);
+            }
+            TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
+            continue;
+        case TP_OP_JMP:
+            vm->pc = a;
+            continue;
+        case TP_OP_CALL: {
+            uint32_t ret = pc + 2;
+            TRY(stack_push(&vm->calls, &ret, sizeof ret));
+            vm->pc = a;
+            continue;
+        }
+        case TP_OP_RET:
+            if (vm->calls.len == 0) { /* only a malformed program returns from nowhere */
+                vm->finished = 1;
+                continue;
+            }
+            vm->pc = AT(vm->calls, uint32_t, --vm->calls.len);
+            continue;
+        case TP_OP_CUT:
+            vm->cut_level = vm->choices.len;
+            vm->pc = pc + 1;
+            continue;
+        case TP_OP_TOPEN:
+            TRY(log_push(vm, LOG_OPEN, a, code[pc + 2], 0));
+            vm->tags++;
+            vm->pc = pc + 3;
+            continue;
+        case TP_OP_TCLOSE:
+            TRY(log_push(vm, LOG_CLOSE, 0, 0, 0));
+            if (vm->tags) vm->tags--;
+            vm->pc = pc + 1;
+            continue;
+        case TP_OP_RECOVER: {
+            recovery rec;
+            rec.handler = a;
+            rec.calls = vm->calls.len;
+            rec.choices = vm->choices.len;
+            rec.tags = vm->tags;
+            TRY(stack_push(&vm->recovers, &rec, sizeof rec));
+            vm->pc = pc + 2;
+            continue;
+        }
+        case TP_OP_RPOP:
+            if (vm->recovers.len) vm->recovers.len--;
+            vm->pc = pc + 1;
+            continue;
+        default: /* TP_OP_END */
+            vm->finished = 1;
+            continue;
+        }
+        if (r == R_NEED) break;
+        if (r == R_OK) {
+            vm->pc = pc + 1 + (op == TP_OP_UNTIL || op == TP_OP_JSON ? 2u : op == TP_OP_LIT ? 1u : 0u);
+        } else {
+            TRY(fail(vm, vm->fail_kind, vm->fail_offset));
+        }
+    }
+    return TP_OK;
+}
+
+/* -- emission ------------------------------------------------------------------------------ */
+
+static tp_status text_to(tp_vm *vm, uint64_t offset) {
+    if (offset <= vm->emitted_pos) return TP_OK;
+    if (vm->emit_tags)
+        TRY(tp_emitter_text(vm->emitter, at(vm, vm->emitted_pos), (size_t)(offset - vm->emitted_pos)));
+    vm->emitted_pos = offset;
+    return TP_OK;
+}
+
+static uint64_t frontier(const tp_vm *vm, size_t *log_end) {
+    if (vm->choices.len > vm->cut_level) {
+        const choice *bottom = &AT(vm->choices, choice, vm->cut_level);
+        if (log_end) *log_end = bottom->log;
+        return bottom->pos;
+    }
+    if (log_end) *log_end = vm->log.len;
+    return vm->pos;
+}
+
+static tp_status drain(tp_vm *vm) {
+    size_t log_end, k;
+    uint64_t front = frontier(vm, &log_end);
+    while (vm->emitted_log < log_end) {
+        const log_entry *entry = &AT(vm->log, log_entry, vm->emitted_log);
+        TRY(text_to(vm, entry->pos));
+        switch (entry->kind) {
+        case LOG_OPEN:
+            TRY(tp_emitter_open(vm->emitter, entry->a, entry->b, entry->pos));
+            vm->emit_tags++;
+            break;
+        case LOG_CLOSE:
+            TRY(tp_emitter_close(vm->emitter, entry->pos));
+            if (vm->emit_tags) vm->emit_tags--;
+            break;
+        case LOG_ERROR:
+            TRY(tp_emitter_error(vm->emitter, entry->a, entry->offset));
+            break;
+        default:
+            TRY(tp_emitter_abort(vm->emitter, entry->a));
+            vm->emit_tags = entry->a;
+            break;
+        }
+        vm->emitted_log++;
+    }
+    TRY(text_to(vm, front));
+    /* Forget emitted log entries; saved log lengths shift with them. */
+    if (vm->emitted_log > 0 && (vm->emitted_log >= 64 || vm->emitted_log == vm->log.len)) {
+        size_t shift = vm->emitted_log;
+        memmove(vm->log.items, &AT(vm->log, log_entry, shift), (vm->log.len - shift) * sizeof(log_entry));
+        vm->log.len -= shift;
+        for (k = 0; k < vm->choices.len; k++) {
+            choice *c = &AT(vm->choices, choice, k);
+            c->log = c->log > shift ? c->log - shift : 0;
+        }
+        vm->emitted_log = 0;
+    }
+    return TP_OK;
+}
+
+/* Drops input that neither emission nor any open alternative can need again. */
+static void trim(tp_vm *vm) {
+    uint64_t keep = frontier(vm, NULL);
+    size_t drop;
+    if (vm->emitted_pos < keep) keep = vm->emitted_pos;
+    if (keep <= vm->base) return;
+    drop = (size_t)(keep - vm->base);
+    /* Move the kept bytes only when that frees at least half the window. */
+    if (drop < 4096 && drop * 2 < vm->window.len) return;
+    memmove(vm->window.data, vm->window.data + drop, vm->window.len - drop);
+    vm->window.len -= drop;
+    vm->base = keep;
+}
+
+tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len) {
+    if (vm->finished) return TP_OK; /* the parse is over: input is ignored */
+    TRY(tp_buf_append(&vm->window, data, len));
+    TRY(run(vm));
+    TRY(drain(vm));
+    trim(vm);
+    return TP_OK;
+}
+
+tp_status tp_vm_finish(tp_vm *vm) {
+    vm->eof = 1;
+    TRY(run(vm));
+    TRY(drain(vm));
+    trim(vm);
+    return TP_OK;
+}

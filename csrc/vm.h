@@ -1,0 +1,20 @@
+/* vm.h: the PEG virtual machine (internal), the twin of python/toolparse/reference/vm.py.
+ * It runs a program over input that arrives in pieces and hands what no open alternative
+ * can undo to the event builder. */
+#ifndef TOOLPARSE_VM_H
+#define TOOLPARSE_VM_H
+
+#include "emit.h"
+#include "program.h"
+
+typedef struct tp_vm tp_vm;
+
+/* The VM borrows program and emitter. */
+tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitter, tp_vm **out);
+void tp_vm_free(tp_vm *vm);
+void tp_vm_reset(tp_vm *vm);
+
+tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len);
+tp_status tp_vm_finish(tp_vm *vm);
+
+#endif

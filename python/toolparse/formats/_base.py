@@ -1,0 +1,97 @@
+"""What a format is, and the grammar pieces the families share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+from .._core import NativeProgram
+from ..grammar import (
+    Grammar,
+    Node,
+    Program,
+    cut,
+    lit,
+    opt,
+    recover,
+    seq,
+    tag,
+    until,
+    ws,
+)
+
+ReasoningMode = Literal["none", "optional"]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A model family's output format.
+
+    reasoning: "none" (no reasoning block) or "optional" (a block may open the output).
+    reasoning_in_prompt: the default for whether the chat template already opened the
+    reasoning block, so the output starts inside it (the "start_in_reasoning" entry).
+    needs_tools: the arguments are typed by the tool schemas (XML-style parameters).
+    """
+
+    name: str
+    grammar: Grammar
+    description: str
+    aliases: tuple[str, ...] = ()
+    reasoning: ReasoningMode = "none"
+    reasoning_in_prompt: bool = False
+    needs_tools: bool = False
+    examples: tuple[str, ...] = field(default=())
+
+    @cached_property
+    def program(self) -> Program:
+        return self.grammar.compile()
+
+    @cached_property
+    def program_bytes(self) -> bytes:
+        return self.program.to_bytes()
+
+    @cached_property
+    def native_program(self) -> NativeProgram:
+        """The program loaded into the C core once, shared by every native stream."""
+        return NativeProgram(self.program_bytes)
+
+    def entry(self, reasoning_in_prompt: bool | None) -> str:
+        in_prompt = self.reasoning_in_prompt if reasoning_in_prompt is None else reasoning_in_prompt
+        if in_prompt:
+            if "start_in_reasoning" not in self.grammar.entries:
+                raise ValueError(f"format {self.name!r} has no reasoning block to start in")
+            return "start_in_reasoning"
+        return "start"
+
+
+def skip_past(marker: str) -> Node:
+    """Error recovery: drop input up to and including the next marker (or to the end)."""
+    return seq(until(marker), opt(lit(marker)))
+
+
+def call_block(open_marker: str, close_marker: str, body: Node) -> Node:
+    """open_marker, then a committed call envelope that recovers at close_marker.
+
+    The tool_call tag closes only after close_marker: a call ends once its closing
+    marker has arrived, never at the end of its arguments."""
+    return seq(
+        lit(open_marker),
+        cut(),
+        recover(
+            tag("tool_call", seq(ws(), body, ws(), lit(close_marker))),
+            skip_past(close_marker),
+        ),
+        ws(),
+    )
+
+
+def think_block(open_marker: str, close_marker: str, *ends: str) -> tuple[Node, Node]:
+    """(the block from its opening marker, the rest of a block already open): reasoning
+    up to close_marker (consumed, with the whitespace after it) or up to one of `ends`,
+    markers that end reasoning implicitly (not consumed)."""
+    rest = seq(
+        tag("reasoning", until(close_marker, *ends)),
+        opt(seq(lit(close_marker), ws())),
+    )
+    return seq(lit(open_marker), cut(), rest), rest

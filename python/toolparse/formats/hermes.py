@@ -1,0 +1,37 @@
+"""Hermes / Qwen2.5 JSON calls: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``."""
+
+from __future__ import annotations
+
+from ..grammar import Grammar, Node, choice, eof, json_call, many, opt, ref, seq, tag, until, ws
+from ._base import Format, call_block, think_block
+
+TOOL_OPEN, TOOL_CLOSE = "<tool_call>", "</tool_call>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+def json_call_body() -> dict[str, Node]:
+    """The rules after the reasoning block, shared by the JSON `<tool_call>` formats."""
+    return {
+        "body": seq(many(choice(ref("call"), ref("content"))), eof()),
+        "call": call_block(TOOL_OPEN, TOOL_CLOSE, json_call()),
+        "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
+    }
+
+
+_think, _ = think_block(THINK_OPEN, THINK_CLOSE)
+
+HERMES = Format(
+    name="hermes",
+    aliases=("qwen25", "qwen", "trinity"),
+    description="Hermes 2/3, Qwen2.5 and other <tool_call> JSON models; optional <think> block",
+    reasoning="optional",
+    grammar=Grammar(
+        rules={"start": seq(ws(), opt(ref("think")), ref("body")), "think": _think}
+        | json_call_body(),
+        entries={"start": "start"},
+    ),
+    examples=(
+        'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n'
+        "</tool_call>",
+    ),
+)

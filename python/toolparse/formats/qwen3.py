@@ -1,0 +1,33 @@
+"""Qwen3: hermes calls after a ``<think>`` block; a call before ``</think>`` ends the reasoning."""
+
+from __future__ import annotations
+
+from ..grammar import Grammar, opt, ref, seq, ws
+from ._base import Format, think_block
+from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_OPEN, json_call_body
+
+# A <tool_call> inside unfinished reasoning ends it: some models never close the block
+# before calling, and treating the call as reasoning stalls the agent.
+_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN)
+
+QWEN3 = Format(
+    name="qwen3",
+    aliases=("qwen3_json", "qwen3-thinking"),
+    description="Qwen3 and QwQ: <think> reasoning (opened by the model or by the template), "
+    "then <tool_call> JSON calls",
+    reasoning="optional",
+    grammar=Grammar(
+        rules={
+            "start": seq(ws(), opt(ref("think")), ref("body")),
+            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
+            "think": _think,
+            "reasoning_rest": _reasoning_rest,
+        }
+        | json_call_body(),
+        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
+    ),
+    examples=(
+        "<think>\nThe user wants the weather.\n</think>\n\n<tool_call>\n"
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    ),
+)

@@ -1,0 +1,73 @@
+"""Qwen3-Coder XML calls: ``<function=NAME>`` with ``<parameter=P>`` values typed by the schema."""
+
+from __future__ import annotations
+
+from ..grammar import (
+    Grammar,
+    choice,
+    cut,
+    eof,
+    lit,
+    many,
+    opt,
+    ref,
+    seq,
+    stop,
+    tag,
+    until,
+    ws,
+)
+from ._base import Format, call_block, think_block
+from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_CLOSE, TOOL_OPEN
+
+# A value ends at </parameter> only where the next tag follows, so a value may contain
+# the text "</parameter>" (code that mentions it, for instance).
+_NEXT_TAG = ("<parameter=", "</function>", TOOL_CLOSE)
+_VALUE_END = (
+    stop("\n</parameter>", followed_by=_NEXT_TAG),
+    stop("</parameter>", followed_by=_NEXT_TAG),
+)
+
+_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN)
+
+QWEN3_CODER = Format(
+    name="qwen3_coder",
+    aliases=("qwen3_xml", "qwen3-coder"),
+    description="Qwen3-Coder and Qwen3.5 XML calls; parameter values typed by the tool schemas",
+    reasoning="optional",
+    needs_tools=True,
+    grammar=Grammar(
+        rules={
+            "start": seq(ws(), opt(ref("think")), ref("body")),
+            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
+            "think": _think,
+            "reasoning_rest": _reasoning_rest,
+            "body": seq(many(choice(ref("call"), ref("content"))), eof()),
+            "call": call_block(TOOL_OPEN, TOOL_CLOSE, ref("function")),
+            "function": seq(
+                lit("<function="),
+                tag("tool_name", until(">", need_stop=True)),
+                lit(">"),
+                ws(),
+                many(ref("parameter")),
+                lit("</function>"),
+            ),
+            "parameter": seq(
+                lit("<parameter="),
+                cut(),
+                tag("param_name", until(">", need_stop=True)),
+                lit(">"),
+                opt(lit("\n")),
+                tag("param_value", until(*_VALUE_END, need_stop=True)),
+                choice(lit("\n</parameter>"), lit("</parameter>")),
+                ws(),
+            ),
+            "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
+        },
+        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
+    ),
+    examples=(
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "</function>\n</tool_call>",
+    ),
+)

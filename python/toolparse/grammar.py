@@ -1,0 +1,672 @@
+"""The format grammar: parser combinators, and their compiler to bytecode.
+
+A format is written once with these combinators and compiled to a flat program that the C
+VM and the pure-Python reference VM run identically (docs/engine.md).  This module is the
+only Python code that knows the opcodes.
+"""
+
+from __future__ import annotations
+
+import json as _json
+import struct
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ._common import MAX_MARKER_LENGTH
+
+Role = Literal[
+    "reasoning",
+    "content",
+    "tool_call",
+    "tool_name",
+    "tool_args",
+    "tool_id",
+    "param_name",
+    "param_value",
+]
+ROLES: tuple[Role, ...] = (
+    "reasoning",
+    "content",
+    "tool_call",
+    "tool_name",
+    "tool_args",
+    "tool_id",
+    "param_name",
+    "param_value",
+)
+DIALECTS = ("strict", "lenient", "python")
+
+# Opcodes.  Each instruction is the opcode word followed by OPERANDS[opcode] words.
+(
+    OP_END,
+    OP_LIT,
+    OP_WS,
+    OP_UNTIL,
+    OP_JSON,
+    OP_EOF,
+    OP_CHOICE,
+    OP_COMMIT,
+    OP_PCOMMIT,
+    OP_BCOMMIT,
+    OP_FAIL,
+    OP_FAILTWICE,
+    OP_JMP,
+    OP_CALL,
+    OP_RET,
+    OP_CUT,
+    OP_TOPEN,
+    OP_TCLOSE,
+    OP_RECOVER,
+    OP_RPOP,
+) = range(20)
+OPERANDS = (0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1, 0)
+OPCODE_NAMES = (
+    "END LIT WS UNTIL JSON EOF CHOICE COMMIT PCOMMIT BCOMMIT FAIL FAILTWICE JMP CALL RET CUT "
+    "TOPEN TCLOSE RECOVER RPOP"
+).split()
+
+# UNTIL flags
+UNTIL_MIN1 = 1  # fails when no text precedes the stop
+UNTIL_NEED_STOP = 2  # fails at the end of input when no stop came
+UNTIL_COMMIT = 4  # once one byte of text is certain, drops every choice point (a cut)
+# JSON operand: dialect in the low byte, the kind of value required above it
+JSON_ANY, JSON_STRING, JSON_OBJECT = 0, 1, 2
+# TOPEN decode operand: how a captured value (name, id) is read
+DECODE_RAW, DECODE_JSON_STRING = 0, 1
+
+MAGIC = b"TPG1"
+
+
+class GrammarError(ValueError):
+    """A grammar that cannot be compiled: unknown rule, left recursion, empty repetition."""
+
+
+# -- the combinators ---------------------------------------------------------------------
+
+
+class Node:
+    """A grammar expression."""
+
+    def __add__(self, other: Node) -> Node:
+        return seq(self, other)
+
+    def __or__(self, other: Node) -> Node:
+        return choice(self, other)
+
+
+@dataclass(frozen=True, eq=False)
+class Lit(Node):
+    text: bytes
+
+
+@dataclass(frozen=True)
+class Stop:
+    """A stop pattern of until(): a marker, optionally only when followed by optional
+    whitespace and one of `follow` (a lookahead that is not consumed)."""
+
+    marker: bytes
+    follow: tuple[bytes, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Until(Node):
+    stops: tuple[Stop, ...]
+    flags: int
+
+
+@dataclass(frozen=True, eq=False)
+class Seq(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Choice(Node):
+    alts: tuple[Node, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Opt(Node):
+    item: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Many(Node):
+    item: Node
+    at_least_one: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Ahead(Node):
+    item: Node
+    negate: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Ws(Node):
+    pass
+
+
+@dataclass(frozen=True, eq=False)
+class Json(Node):
+    dialect: str
+    kind: int
+
+
+@dataclass(frozen=True, eq=False)
+class Tag(Node):
+    role: Role
+    item: Node
+    decode: int
+
+
+@dataclass(frozen=True, eq=False)
+class Cut(Node):
+    pass
+
+
+@dataclass(frozen=True, eq=False)
+class Ref(Node):
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class Eof(Node):
+    pass
+
+
+@dataclass(frozen=True, eq=False)
+class Recover(Node):
+    item: Node
+    handler: Node
+
+
+Pattern = str | bytes
+
+
+def _bytes(text: Pattern) -> bytes:
+    data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    if not 1 <= len(data) <= MAX_MARKER_LENGTH:
+        raise GrammarError(f"a literal is 1 to {MAX_MARKER_LENGTH} bytes, got {data!r}")
+    return data
+
+
+def lit(text: Pattern) -> Node:
+    """Exactly these bytes."""
+    return Lit(_bytes(text))
+
+
+def stop(marker: Pattern, *, followed_by: tuple[Pattern, ...] = ()) -> Stop:
+    """A stop for until(): `marker`, and with followed_by, only where optional whitespace
+    and one of those literals come next."""
+    return Stop(_bytes(marker), tuple(_bytes(f) for f in followed_by))
+
+
+def until(
+    *stops: Pattern | Stop,
+    min1: bool = False,
+    need_stop: bool = False,
+    commit: bool = False,
+) -> Node:
+    """Text up to the first stop (leftmost, longest), not consuming the stop; or up to the
+    end of input unless need_stop.  min1 requires at least one byte of text; commit cuts
+    once the first byte of text is certain (use it for text that, once begun, is final)."""
+    if not stops:
+        raise GrammarError("until() needs at least one stop")
+    items = tuple(s if isinstance(s, Stop) else stop(s) for s in stops)
+    flags = (
+        (UNTIL_MIN1 if min1 else 0)
+        | (UNTIL_NEED_STOP if need_stop else 0)
+        | (UNTIL_COMMIT if commit else 0)
+    )
+    return Until(items, flags)
+
+
+def seq(*items: Node) -> Node:
+    return Seq(tuple(items))
+
+
+def choice(*alts: Node) -> Node:
+    """Ordered choice: the first alternative that matches."""
+    return Choice(tuple(alts))
+
+
+def opt(item: Node) -> Node:
+    return Opt(item)
+
+
+def many(item: Node) -> Node:
+    return Many(item, False)
+
+
+def many1(item: Node) -> Node:
+    return Many(item, True)
+
+
+def ahead(item: Node) -> Node:
+    """Positive lookahead: item must match here; nothing is consumed."""
+    return Ahead(item, False)
+
+
+def not_ahead(item: Node) -> Node:
+    """Negative lookahead: item must not match here; nothing is consumed."""
+    return Ahead(item, True)
+
+
+def ws() -> Node:
+    """Optional JSON whitespace (space, tab, CR, LF)."""
+    return Ws()
+
+
+def json(dialect: str = "strict", kind: Literal["any", "string", "object"] = "any") -> Node:
+    """One JSON value, scanned incrementally."""
+    if dialect not in DIALECTS:
+        raise GrammarError(f"unknown JSON dialect {dialect!r}")
+    kinds = {"any": JSON_ANY, "string": JSON_STRING, "object": JSON_OBJECT}
+    return Json(dialect, kinds[kind])
+
+
+def tag(role: Role, item: Node, *, decode: Literal["raw", "json_string"] = "raw") -> Node:
+    """The bytes item matches carry a semantic role."""
+    if role not in ROLES:
+        raise GrammarError(f"unknown role {role!r}")
+    return Tag(role, item, DECODE_JSON_STRING if decode == "json_string" else DECODE_RAW)
+
+
+def cut() -> Node:
+    """Commit: drop every open alternative, so what was parsed can be emitted."""
+    return Cut()
+
+
+def ref(name: str) -> Node:
+    return Ref(name)
+
+
+def eof() -> Node:
+    """The end of input."""
+    return Eof()
+
+
+def recover(item: Node, handler: Node) -> Node:
+    """item; if it fails past its last alternative, report the error and run handler
+    (which usually skips to a synchronizing marker) instead of failing the parse."""
+    return Recover(item, handler)
+
+
+def json_call(
+    name_keys: tuple[str, ...] = ("name",),
+    args_keys: tuple[str, ...] = ("arguments", "parameters"),
+    id_keys: tuple[str, ...] = (),
+    *,
+    dialect: str = "strict",
+    extra_keys: bool = True,
+) -> Node:
+    """A JSON object whose keys carry roles, in any order: the tool name (a string), the
+    arguments (an object) and optionally an id (a string); other keys are skipped when
+    extra_keys.  Cuts after each known key, so arguments stream as they arrive."""
+
+    def key(name: str) -> Node:
+        return seq(lit(_json.dumps(name)), ws(), lit(":"), cut(), ws())
+
+    members: list[Node] = []
+    members += [
+        seq(key(k), tag("tool_name", json(dialect, "string"), decode="json_string"))
+        for k in name_keys
+    ]
+    members += [seq(key(k), tag("tool_args", json(dialect, "object"))) for k in args_keys]
+    members += [
+        seq(key(k), tag("tool_id", json(dialect, "string"), decode="json_string")) for k in id_keys
+    ]
+    if extra_keys:
+        members.append(seq(json(dialect, "string"), ws(), lit(":"), ws(), json(dialect)))
+    member = choice(*members)
+    return seq(
+        lit("{"),
+        ws(),
+        opt(seq(member, many(seq(ws(), lit(","), ws(), member)))),
+        ws(),
+        lit("}"),
+    )
+
+
+# -- grammars and programs -----------------------------------------------------------------
+
+
+@dataclass
+class Grammar:
+    """Named rules and the entry points a stream may start from (e.g. "start" and
+    "start_in_reasoning")."""
+
+    rules: dict[str, Node]
+    entries: dict[str, str]
+
+    def compile(self) -> Program:
+        return _Compiler(self).compile()
+
+
+@dataclass
+class Program:
+    """Compiled bytecode: code words, string table, stop sets and entry addresses."""
+
+    code: list[int]
+    strings: list[bytes]
+    stopsets: list[tuple[Stop, ...]]
+    entries: dict[str, int]
+    listing: list[str] = field(default_factory=list)
+
+    def to_bytes(self) -> bytes:
+        """The flat blob the C VM loads (little-endian u32 words; see docs/engine.md)."""
+        out = bytearray(MAGIC)
+        words: list[int] = [len(self.code), len(self.strings), len(self.stopsets)]
+        words.append(len(self.entries))
+        out += struct.pack(f"<{len(words)}I", *words)
+        out += struct.pack(f"<{len(self.code)}I", *self.code)
+        for text in self.strings:
+            out += struct.pack("<I", len(text)) + text
+        for stops in self.stopsets:
+            out += struct.pack("<I", len(stops))
+            for s in stops:
+                follow = [self.strings.index(f) for f in s.follow]
+                out += struct.pack("<II", self.strings.index(s.marker), len(follow))
+                out += struct.pack(f"<{len(follow)}I", *follow)
+        for name, address in self.entries.items():
+            data = name.encode()
+            out += struct.pack("<I", len(data)) + data + struct.pack("<I", address)
+        return bytes(out)
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> Program:
+        if blob[:4] != MAGIC:
+            raise ValueError("not a toolparse program")
+        at = 4
+
+        def words(n: int) -> list[int]:
+            nonlocal at
+            values = list(struct.unpack_from(f"<{n}I", blob, at))
+            at += 4 * n
+            return values
+
+        def chunk() -> bytes:
+            nonlocal at
+            (n,) = words(1)
+            data = blob[at : at + n]
+            at += n
+            return data
+
+        n_code, n_strings, n_stopsets, n_entries = words(4)
+        code = words(n_code)
+        strings = [chunk() for _ in range(n_strings)]
+        stopsets = []
+        for _ in range(n_stopsets):
+            (n_stops,) = words(1)
+            stops = []
+            for _ in range(n_stops):
+                marker, n_follow = words(2)
+                follow = tuple(strings[i] for i in words(n_follow))
+                stops.append(Stop(strings[marker], follow))
+            stopsets.append(tuple(stops))
+        entries = {}
+        for _ in range(n_entries):
+            name = chunk().decode()
+            (address,) = words(1)
+            entries[name] = address
+        return cls(code, strings, stopsets, entries)
+
+
+class _Compiler:
+    def __init__(self, grammar: Grammar) -> None:
+        self.grammar = grammar
+        self.code: list[int] = []
+        self.strings: list[bytes] = []
+        self.stopsets: list[tuple[Stop, ...]] = []
+        self.rule_address: dict[str, int] = {}
+        self.calls: list[tuple[int, str]] = []  # (operand index, rule) to patch
+
+    # validation
+
+    def _validate(self) -> None:
+        rules = self.grammar.rules
+        for entry, rule in self.grammar.entries.items():
+            if rule not in rules:
+                raise GrammarError(f"entry {entry!r} names unknown rule {rule!r}")
+        for name, node in rules.items():
+            for ref_name in _refs(node):
+                if ref_name not in rules:
+                    raise GrammarError(f"rule {name!r} refers to unknown rule {ref_name!r}")
+        for name, node in rules.items():
+            if _commits_in_lookahead(node, False, rules, set()):
+                raise GrammarError(
+                    f"rule {name!r}: a cut inside a lookahead (a lookahead must stay undoable)"
+                )
+        nullable = _nullable_rules(rules)
+        for name, node in rules.items():
+            bad = _empty_repetition(node, nullable)
+            if bad is not None:
+                raise GrammarError(f"rule {name!r}: a repetition can match empty ({bad})")
+        left = {name: _left_refs(node, nullable) for name, node in rules.items()}
+        for name in rules:
+            seen: set[str] = set()
+            todo = list(left[name])
+            while todo:
+                current = todo.pop()
+                if current == name:
+                    raise GrammarError(f"rule {name!r} is left-recursive")
+                if current not in seen:
+                    seen.add(current)
+                    todo.extend(left[current])
+
+    # emission
+
+    def _string(self, data: bytes) -> int:
+        if data not in self.strings:
+            self.strings.append(data)
+        return self.strings.index(data)
+
+    def _emit(self, op: int, *operands: int) -> int:
+        at = len(self.code)
+        self.code.append(op)
+        self.code.extend(operands)
+        return at
+
+    def _patch(self, at: int, target: int) -> None:
+        self.code[at + 1] = target
+
+    def _node(self, node: Node) -> None:
+        emit = self._emit
+        if isinstance(node, Lit):
+            emit(OP_LIT, self._string(node.text))
+        elif isinstance(node, Ws):
+            emit(OP_WS)
+        elif isinstance(node, Until):
+            for s in node.stops:
+                self._string(s.marker)
+                for f in s.follow:
+                    self._string(f)
+            if node.stops not in self.stopsets:
+                self.stopsets.append(node.stops)
+            emit(OP_UNTIL, self.stopsets.index(node.stops), node.flags)
+        elif isinstance(node, Json):
+            emit(OP_JSON, DIALECTS.index(node.dialect) | node.kind << 8, 0)
+        elif isinstance(node, Eof):
+            emit(OP_EOF)
+        elif isinstance(node, Seq):
+            for item in node.items:
+                self._node(item)
+        elif isinstance(node, Choice):
+            commits = []
+            for alt in node.alts[:-1]:
+                at = emit(OP_CHOICE, 0)
+                self._node(alt)
+                commits.append(emit(OP_COMMIT, 0))
+                self._patch(at, len(self.code))
+            if node.alts:
+                self._node(node.alts[-1])
+            else:
+                emit(OP_FAIL)
+            for at in commits:
+                self._patch(at, len(self.code))
+        elif isinstance(node, Opt):
+            at = emit(OP_CHOICE, 0)
+            self._node(node.item)
+            commit = emit(OP_COMMIT, 0)
+            self._patch(at, len(self.code))
+            self._patch(commit, len(self.code))
+        elif isinstance(node, Many):
+            if node.at_least_one:
+                self._node(node.item)
+            at = emit(OP_CHOICE, 0)
+            body = len(self.code)
+            self._node(node.item)
+            emit(OP_PCOMMIT, body)
+            self._patch(at, len(self.code))
+        elif isinstance(node, Ahead):
+            at = emit(OP_CHOICE, 0)
+            self._node(node.item)
+            if node.negate:
+                emit(OP_FAILTWICE)
+                self._patch(at, len(self.code))
+            else:
+                back = emit(OP_BCOMMIT, 0)
+                self._patch(at, len(self.code))
+                emit(OP_FAIL)
+                self._patch(back, len(self.code))
+        elif isinstance(node, Tag):
+            emit(OP_TOPEN, ROLES.index(node.role), node.decode)
+            self._node(node.item)
+            emit(OP_TCLOSE)
+        elif isinstance(node, Cut):
+            emit(OP_CUT)
+        elif isinstance(node, Ref):
+            at = emit(OP_CALL, 0)
+            self.calls.append((at, node.name))
+        elif isinstance(node, Recover):
+            at = emit(OP_RECOVER, 0)
+            self._node(node.item)
+            emit(OP_RPOP)
+            skip = emit(OP_JMP, 0)
+            self._patch(at, len(self.code))
+            self._node(node.handler)
+            self._patch(skip, len(self.code))
+        else:
+            raise GrammarError(f"not a grammar node: {node!r}")
+
+    def compile(self) -> Program:
+        self._validate()
+        entries: dict[str, int] = {}
+        for entry, rule in self.grammar.entries.items():
+            entries[entry] = len(self.code)
+            at = self._emit(OP_CALL, 0)
+            self.calls.append((at, rule))
+            self._emit(OP_END)
+        for name, node in self.grammar.rules.items():
+            self.rule_address[name] = len(self.code)
+            self._node(node)
+            self._emit(OP_RET)
+        for at, name in self.calls:
+            self._patch(at, self.rule_address[name])
+        return Program(self.code, self.strings, self.stopsets, entries, disassemble(self.code))
+
+
+def disassemble(code: list[int]) -> list[str]:
+    lines = []
+    pc = 0
+    while pc < len(code):
+        op = code[pc]
+        n = OPERANDS[op]
+        lines.append(f"{pc:5d} {OPCODE_NAMES[op]} {' '.join(map(str, code[pc + 1 : pc + 1 + n]))}")
+        pc += 1 + n
+    return lines
+
+
+# -- grammar analysis ----------------------------------------------------------------------
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Seq):
+        return node.items
+    if isinstance(node, Choice):
+        return node.alts
+    if isinstance(node, (Opt, Many, Ahead, Tag)):
+        return (node.item,)
+    if isinstance(node, Recover):
+        return (node.item, node.handler)
+    return ()
+
+
+def _refs(node: Node) -> set[str]:
+    found = {node.name} if isinstance(node, Ref) else set()
+    for child in _children(node):
+        found |= _refs(child)
+    return found
+
+
+def _commits_in_lookahead(node: Node, inside: bool, rules: dict[str, Node], seen: set[str]) -> bool:
+    """Whether a cut, or an until(commit=True), sits inside ahead()/not_ahead(), directly
+    or in a rule the lookahead calls."""
+    commits = isinstance(node, Cut) or (isinstance(node, Until) and node.flags & UNTIL_COMMIT)
+    if inside and commits:
+        return True
+    if inside and isinstance(node, Ref) and node.name not in seen:
+        seen.add(node.name)
+        return _commits_in_lookahead(rules[node.name], True, rules, seen)
+    inside = inside or isinstance(node, Ahead)
+    return any(_commits_in_lookahead(child, inside, rules, seen) for child in _children(node))
+
+
+def _nullable(node: Node, rules: dict[str, bool]) -> bool:
+    if isinstance(node, Lit | Json):
+        return False
+    if isinstance(node, Until):
+        return not node.flags & UNTIL_MIN1
+    if isinstance(node, (Ws, Cut, Eof, Opt, Ahead)):
+        return True
+    if isinstance(node, Many):
+        return not node.at_least_one or _nullable(node.item, rules)
+    if isinstance(node, Seq):
+        return all(_nullable(i, rules) for i in node.items)
+    if isinstance(node, Choice):
+        return any(_nullable(a, rules) for a in node.alts)
+    if isinstance(node, Tag):
+        return _nullable(node.item, rules)
+    if isinstance(node, Recover):
+        return _nullable(node.item, rules) or _nullable(node.handler, rules)
+    if isinstance(node, Ref):
+        return rules.get(node.name, False)
+    return False
+
+
+def _nullable_rules(rules: dict[str, Node]) -> dict[str, bool]:
+    known = dict.fromkeys(rules, False)
+    changed = True
+    while changed:
+        changed = False
+        for name, node in rules.items():
+            if not known[name] and _nullable(node, known):
+                known[name] = changed = True
+    return known
+
+
+def _empty_repetition(node: Node, nullable: dict[str, bool]) -> str | None:
+    if isinstance(node, Many) and _nullable(node.item, nullable):
+        return repr(node.item)
+    for child in _children(node):
+        found = _empty_repetition(child, nullable)
+        if found is not None:
+            return found
+    return None
+
+
+def _left_refs(node: Node, nullable: dict[str, bool]) -> set[str]:
+    """Rules that node may call before consuming any input."""
+    if isinstance(node, Ref):
+        return {node.name}
+    if isinstance(node, Seq):
+        found: set[str] = set()
+        for item in node.items:
+            found |= _left_refs(item, nullable)
+            if not _nullable(item, nullable):
+                break
+        return found
+    found = set()
+    for child in _children(node):
+        found |= _left_refs(child, nullable)
+    return found

@@ -1,0 +1,393 @@
+"""Pure-Python twin of the event builder (csrc/stream.c): semantic ops to events.
+
+The VM hands over tagged bytes once they are certain (reasoning/vm.py); this turns them
+into the public events and keeps the Message so far.  docs/engine.md specifies it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import grammar as g
+from ..events import (
+    ContentDelta,
+    ReasoningDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ..message import ParseError, ToolCall
+from .json import JsonScanner
+
+ParamTypes = dict[str, dict[str, tuple[str, ...]]]
+
+_TEXT_ROLES = ("reasoning", "content")
+_ERROR_MESSAGES = {
+    "incomplete": "the stream ended inside a tool call",
+    "invalid_arguments": "the tool call's arguments are not valid",
+    "unexpected": "input the format does not accept here",
+    "limit": "a resource limit was exceeded",
+}
+
+
+def split_utf8(data: bytes) -> tuple[bytes, bytes]:
+    """(whole part, held tail): the tail is an incomplete UTF-8 sequence that more bytes
+    could still complete (at most 3 bytes); everything before it decodes now."""
+    n = len(data)
+    for back in range(1, min(4, n) + 1):
+        lead = data[n - back]
+        if lead < 0x80:
+            return data, b""
+        if lead >= 0xC0:
+            need = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+            if back < need and _valid_prefix(data[n - back :]):
+                return data[: n - back], data[n - back :]
+            return data, b""
+    return data, b""
+
+
+def _valid_prefix(seq: bytes) -> bool:
+    """Whether seq (a lead byte and continuation bytes) can still become a character."""
+    lead = seq[0]
+    if lead < 0xC2 or lead > 0xF4:
+        return False
+    if len(seq) > 1:
+        second = seq[1]
+        lo, hi = 0x80, 0xBF
+        if lead == 0xE0:
+            lo = 0xA0
+        elif lead == 0xED:
+            hi = 0x9F
+        elif lead == 0xF0:
+            lo = 0x90
+        elif lead == 0xF4:
+            hi = 0x8F
+        if not lo <= second <= hi:
+            return False
+    return all(0x80 <= b <= 0xBF for b in seq[2:])
+
+
+def json_string(text: str) -> str:
+    """A JSON string literal, escaped as json.dumps(ensure_ascii=False) does."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def param_types(tools: list[dict[str, Any]] | None) -> ParamTypes:
+    """tool name -> parameter name -> JSON schema types, from an OpenAI tools list."""
+    table: ParamTypes = {}
+    for tool in tools or ():
+        function = tool.get("function", tool)
+        schema = function.get("parameters") or {}
+        props = schema.get("properties") or {}
+        table[function["name"]] = {name: _schema_types(spec) for name, spec in props.items()}
+    return table
+
+
+def _schema_types(spec: Any) -> tuple[str, ...]:
+    if not isinstance(spec, dict):
+        return ("string",)
+    kind = spec.get("type")
+    if isinstance(kind, str):
+        return (kind,)
+    if isinstance(kind, list):
+        return tuple(k for k in kind if isinstance(k, str))
+    for union in ("anyOf", "oneOf"):
+        if isinstance(spec.get(union), list):
+            found: list[str] = []
+            for option in spec[union]:
+                found += [k for k in _schema_types(option) if k not in found]
+            return tuple(found)
+    if "properties" in spec:
+        return ("object",)
+    if "items" in spec:
+        return ("array",)
+    return ("string",)
+
+
+def _strict_json_kind(text: str) -> str | None:
+    """The kind of one strict JSON value that is exactly text, or None."""
+    scanner = JsonScanner("strict")
+    scanner.feed(text)
+    if scanner.finish() != "complete" or scanner.end != len(text.encode()):
+        return None
+    first = text[0]
+    if first == "{":
+        return "object"
+    if first == "[":
+        return "array"
+    if first in "-0123456789":
+        return "number"
+    if first in "tf":
+        return "boolean"
+    if first == "n":
+        return "null"
+    return "string"
+
+
+def typed_value(raw: str, types: tuple[str, ...]) -> str:
+    """A parameter's raw text as JSON text, typed by its schema types (string fallback)."""
+    text = raw.strip(" \t\n\r")
+    for kind in types:
+        if kind == "string":
+            return json_string(raw)
+        if kind == "boolean" and text.lower() in ("true", "false"):
+            return text.lower()
+        found = _strict_json_kind(text) if text else None
+        if found is None:
+            continue
+        if kind in ("integer", "number") and found == "number":
+            return text
+        if kind in ("object", "array", "null") and found == kind:
+            return text
+    return json_string(raw)
+
+
+@dataclass
+class _Frame:
+    role: str
+    decode: int
+    data: bytearray = field(default_factory=bytearray)
+    held: bytes = b""  # incomplete UTF-8 tail of streamed text
+
+
+@dataclass
+class _Call:
+    index: int | None = None
+    name: str | None = None
+    carried_id: str | None = None
+    dead: bool = False
+    args_parts: list[str] = field(default_factory=list)
+    pending_args: list[str] = field(default_factory=list)  # before the name is known
+    has_args: bool = False
+    params: int = 0
+    param: str | None = None
+    param_types: tuple[str, ...] = ("string",)
+
+
+class Emitter:
+    """Semantic ops in, events out; keeps the Message so far."""
+
+    def __init__(
+        self,
+        tools: list[dict[str, Any]] | None,
+        id_factory: Callable[[], str],
+    ) -> None:
+        self.types = param_types(tools)
+        self.known_tools = set(self.types) if tools is not None else None
+        self.id_factory = id_factory
+        self.frames: list[_Frame] = []
+        self.call: _Call | None = None
+        self.next_index = 0
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.tool_calls: list[ToolCall] = []
+        self.errors: list[ParseError] = []
+        self.any_reasoning = False
+        self.offset = 0  # stream offset of the tag opening or closing now, for its errors
+
+    # -- ops -----------------------------------------------------------------------------
+
+    def apply(self, ops: list[tuple[Any, ...]], out: list[Any]) -> None:
+        for op in ops:
+            kind = op[0]
+            if kind == "text":
+                self._text(op[1], out)
+            elif kind == "open":
+                self.offset = op[3]
+                self._open(g.ROLES[op[1]], op[2], out)
+            elif kind == "close":
+                self.offset = op[1]
+                self._close(out)
+            elif kind == "error":
+                self._error(op[1], op[2], out)
+            else:  # abort
+                while len(self.frames) > op[1]:
+                    self._abort_frame(out)
+
+    def _open(self, role: str, decode: int, out: list[Any]) -> None:
+        self.frames.append(_Frame(role, decode))
+        call = self.call
+        if role == "reasoning":
+            self.any_reasoning = True
+        elif role == "tool_call":
+            self.call = _Call()
+        elif call is not None and role == "tool_args":
+            if call.has_args or call.params:
+                self._call_error("invalid_arguments", "the call has two sets of arguments", out)
+            call.has_args = True
+        elif call is not None and role == "param_value":
+            if call.param is not None and call.param_types == ("string",):
+                self._args('"', out)
+
+    def _text(self, data: bytes, out: list[Any]) -> None:
+        if not self.frames:
+            return
+        frame = self.frames[-1]
+        role = frame.role
+        if role in _TEXT_ROLES or role == "tool_args" or self._streams_param(frame):
+            whole, frame.held = split_utf8(frame.held + data)
+            if whole:
+                self._stream(frame, whole.decode("utf-8", "replace"), out)
+        elif role != "tool_call":
+            frame.data += data
+
+    def _streams_param(self, frame: _Frame) -> bool:
+        call = self.call
+        return (
+            frame.role == "param_value"
+            and call is not None
+            and call.param is not None
+            and call.param_types == ("string",)
+        )
+
+    def _stream(self, frame: _Frame, text: str, out: list[Any]) -> None:
+        role = frame.role
+        if role == "reasoning":
+            self.reasoning.append(text)
+            out.append(ReasoningDelta(text))
+        elif role == "content":
+            self.content.append(text)
+            out.append(ContentDelta(text))
+        elif role == "tool_args":
+            self._args(text, out)
+        else:  # a string parameter value, streamed as the inside of a JSON string
+            self._args(json_string(text)[1:-1], out)
+
+    def _close(self, out: list[Any]) -> None:
+        frame = self.frames.pop()
+        if frame.held:
+            self._stream(frame, frame.held.decode("utf-8", "replace"), out)
+            frame.held = b""
+        role = frame.role
+        call = self.call
+        if role == "tool_call":
+            self._end_call(out)
+        elif call is None or role in _TEXT_ROLES or role == "tool_args":
+            return
+        elif role == "tool_name":
+            self._name(self._decode(frame), out)
+        elif role == "tool_id":
+            call.carried_id = self._decode(frame)
+        elif role == "param_name":
+            name = self._decode(frame)
+            call.param = name
+            types = self.types.get(call.name or "", {}).get(name, ("string",))
+            call.param_types = types or ("string",)
+            self._args(("{" if call.params == 0 else ", ") + json_string(name) + ": ", out)
+            call.params += 1
+        elif role == "param_value":
+            if call.param is None:
+                return
+            if call.param_types == ("string",):
+                self._args('"', out)
+            else:
+                raw = frame.data.decode("utf-8", "replace")
+                self._args(typed_value(raw, call.param_types), out)
+            call.param = None
+
+    @staticmethod
+    def _decode(frame: _Frame) -> str:
+        if frame.decode == g.DECODE_JSON_STRING:
+            value = json.loads(frame.data.decode("utf-8", "replace"))
+            return value if isinstance(value, str) else str(value)
+        return frame.data.decode("utf-8", "replace")
+
+    def _name(self, name: str, out: list[Any]) -> None:
+        call = self.call
+        assert call is not None
+        if call.dead:
+            return
+        if call.name is not None:
+            self._call_error("invalid_arguments", "the call has two names", out)
+            return
+        if not name:
+            self._call_error("invalid_arguments", "the call has an empty name", out)
+            return
+        if self.known_tools is not None and name not in self.known_tools:
+            self._call_error("unknown_tool", f"{name!r} is not one of the given tools", out)
+            return
+        call.name = name
+        call.index = self.next_index
+        self.next_index += 1
+        call_id = call.carried_id or self.id_factory()
+        call.carried_id = call_id
+        out.append(ToolCallStart(call.index, call_id, name))
+        if call.pending_args:  # arguments that came before the name, as one delta
+            out.append(ToolCallArgsDelta(call.index, "".join(call.pending_args)))
+            call.pending_args.clear()
+
+    def _args(self, text: str, out: list[Any]) -> None:
+        call = self.call
+        if call is None or call.dead or not text:
+            return
+        call.args_parts.append(text)
+        if call.index is None:
+            call.pending_args.append(text)
+        else:
+            out.append(ToolCallArgsDelta(call.index, text))
+
+    def _end_call(self, out: list[Any]) -> None:
+        call = self.call
+        if call is None:
+            return
+        if not call.dead:
+            self._finish_call(call, out)
+        self.call = None
+
+    def _finish_call(self, call: _Call, out: list[Any]) -> None:
+        if call.name is None:
+            self._call_error("invalid_arguments", "the call has no name", out)
+            return
+        if call.params:
+            self._args("}", out)
+        elif not call.has_args:
+            self._args("{}", out)
+        arguments_json = "".join(call.args_parts)
+        try:
+            arguments = json.loads(arguments_json)
+        except ValueError:
+            arguments = None
+        if not isinstance(arguments, dict):
+            self._call_error("invalid_arguments", "the arguments are not a JSON object", out)
+            return
+        assert call.index is not None and call.carried_id is not None
+        tool_call = ToolCall(call.index, call.carried_id, call.name, arguments, arguments_json)
+        self.tool_calls.append(tool_call)
+        out.append(ToolCallEnd(call.index, tool_call))
+
+    def _call_error(self, kind: str, message: str, out: list[Any]) -> None:
+        """The open call is invalid: report it and drop the rest of it."""
+        call = self.call
+        assert call is not None
+        error = ParseError(kind, message, call.index, self.offset)
+        self.errors.append(error)
+        out.append(error)
+        call.dead = True
+
+    def _error(self, kind: str, offset: int, out: list[Any]) -> None:
+        call = self.call
+        if call is not None and kind == "unexpected":
+            kind = "invalid_arguments"  # inside a call envelope, bad input is a bad call
+        index = call.index if call is not None and not call.dead else None
+        error = ParseError(kind, _ERROR_MESSAGES.get(kind, kind), index, offset)
+        self.errors.append(error)
+        out.append(error)
+        if call is not None:
+            call.dead = True
+
+    def _abort_frame(self, out: list[Any]) -> None:
+        frame = self.frames.pop()
+        if frame.role in _TEXT_ROLES and frame.held:
+            self._stream(frame, frame.held.decode("utf-8", "replace"), out)
+        if frame.role == "tool_call":
+            self.call = None
+
+    # -- results -------------------------------------------------------------------------
+
+    def abort_all(self, out: list[Any]) -> None:
+        """The end of the stream: tags still open end without closing."""
+        while self.frames:
+            self._abort_frame(out)

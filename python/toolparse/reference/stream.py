@@ -1,0 +1,62 @@
+"""The reference engine behind StreamParser(engine="reference"): the Python VM feeding the
+Python event builder, with the same interface as the native stream (src/stream.pxi)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._common import as_bytes
+from ..grammar import Program
+from .emitter import Emitter
+from .vm import VM
+
+
+class ReferenceStream:
+    def __init__(
+        self,
+        program: Program,
+        entry: str,
+        tools: list[dict[str, Any]] | None,
+        id_factory: Callable[[], str],
+    ) -> None:
+        self._program = program
+        self._entry = entry
+        self._tools = tools
+        self._id_factory = id_factory
+        self.reset()
+
+    def reset(self) -> None:
+        self._vm = VM(self._program, self._entry)
+        self._emitter = Emitter(self._tools, self._id_factory)
+        self._finished = False
+
+    def feed(self, data: str | bytes) -> list[Any]:
+        if self._finished:
+            raise ValueError("feed() after finish(); call reset() for the next response")
+        out: list[Any] = []
+        self._emitter.apply(self._vm.feed(as_bytes(data)), out)
+        return out
+
+    def finish(self) -> list[Any]:
+        if self._finished:
+            raise ValueError("finish() was already called; call reset() for the next response")
+        self._finished = True
+        out: list[Any] = []
+        self._emitter.apply(self._vm.finish(), out)
+        self._emitter.abort_all(out)
+        return out
+
+    def content(self) -> str:
+        return "".join(self._emitter.content)
+
+    def reasoning(self) -> str | None:
+        return "".join(self._emitter.reasoning) if self._emitter.any_reasoning else None
+
+    @property
+    def tool_calls(self) -> list[Any]:
+        return self._emitter.tool_calls
+
+    @property
+    def errors(self) -> list[Any]:
+        return self._emitter.errors

@@ -1,0 +1,150 @@
+"""The stream API: StreamParser (feed, finish, message, reset) and parse()."""
+
+from __future__ import annotations
+
+import random
+import secrets
+import string
+import struct
+from collections.abc import Callable
+from typing import Any, Literal
+
+from ._core import NativeStream, NativeTools
+from .events import End, Event
+from .formats import Format, get_format
+from .message import Message
+from .reference.emitter import param_types
+from .reference.stream import ReferenceStream
+
+Engine = Literal["native", "reference"]
+_ID_ALPHABET = string.ascii_letters + string.digits
+_TYPE_CODES = {
+    "string": 0,
+    "integer": 1,
+    "number": 2,
+    "boolean": 3,
+    "object": 4,
+    "array": 5,
+    "null": 6,
+}
+
+
+def id_generator(seed: int | None = None) -> Callable[[], str]:
+    """Tool call ids "call_" + 24 letters and digits: random, or reproducible from seed."""
+    if seed is None:
+        return lambda: "call_" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(24))
+    rng = random.Random(seed)
+    return lambda: "call_" + "".join(rng.choice(_ID_ALPHABET) for _ in range(24))
+
+
+def tools_blob(tools: list[dict[str, Any]]) -> bytes:
+    """The tool table for the C core: names and parameter types (see csrc/stream.h)."""
+
+    def text(value: str) -> bytes:
+        data = value.encode("utf-8")
+        return struct.pack("<I", len(data)) + data
+
+    table = param_types(tools)
+    out = bytearray(struct.pack("<I", len(table)))
+    for name, params in table.items():
+        out += text(name) + struct.pack("<I", len(params))
+        for param, types in params.items():
+            codes = [_TYPE_CODES.get(t, 7) for t in types]
+            out += text(param) + struct.pack(f"<I{len(codes)}I", len(codes), *codes)
+    return bytes(out)
+
+
+class StreamParser:
+    """Parses one model response fed in pieces; reuse it with reset().
+
+    format: a format name or alias (see toolparse.formats) or a Format.
+    tools: the OpenAI tools list; it types XML-style parameters, and a call to a name
+    outside it is reported (ParseError kind "unknown_tool") instead of delivered.
+    reasoning_in_prompt: the chat template already opened the reasoning block; None
+    takes the format's default.
+    engine: "native" (the C core) or "reference" (the pure-Python twin): same events.
+    seed / id_factory: reproducible or custom tool call ids.
+    """
+
+    def __init__(
+        self,
+        format: str | Format,
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        reasoning_in_prompt: bool | None = None,
+        engine: Engine = "native",
+        seed: int | None = None,
+        id_factory: Callable[[], str] | None = None,
+    ) -> None:
+        self.format = get_format(format)
+        if engine not in ("native", "reference"):
+            raise ValueError(f"unknown engine {engine!r}")
+        self.engine = engine
+        self.tools = tools
+        self._entry = self.format.entry(reasoning_in_prompt)
+        self._seed = seed
+        self._id_factory = id_factory
+        self._native_tools = NativeTools(tools_blob(tools)) if tools is not None else None
+        self._stream: NativeStream | ReferenceStream
+        self.reset()
+
+    def reset(self) -> None:
+        """Starts over for the next response, keeping the format and options."""
+        ids = self._id_factory or id_generator(self._seed)
+        if self.engine == "native":
+            self._stream = NativeStream(
+                self.format.native_program, self._entry, self._native_tools, ids
+            )
+        else:
+            self._stream = ReferenceStream(self.format.program, self._entry, self.tools, ids)
+        self._finish_reason: str | None = None
+
+    def feed(self, text: str | bytes) -> list[Event]:
+        """Feeds the next piece of output; returns the events it made certain."""
+        return self._stream.feed(text)
+
+    def finish(self, reason: str = "stop") -> list[Event]:
+        """Ends the response ("stop", "length", ...); the last event is End."""
+        events: list[Event] = self._stream.finish()
+        self._finish_reason = reason
+        events.append(End(reason, self.message))
+        return events
+
+    @property
+    def message(self) -> Message:
+        """The message so far, without re-parsing."""
+        stream = self._stream
+        reason = self._finish_reason
+        if reason == "stop" and stream.tool_calls:
+            reason = "tool_calls"
+        return Message(
+            content=stream.content() or None,
+            reasoning_content=stream.reasoning(),
+            tool_calls=list(stream.tool_calls),
+            errors=list(stream.errors),
+            finish_reason=reason,
+        )
+
+
+def parse(
+    text: str | bytes,
+    format: str | Format,
+    *,
+    tools: list[dict[str, Any]] | None = None,
+    reasoning_in_prompt: bool | None = None,
+    engine: Engine = "native",
+    seed: int | None = None,
+    id_factory: Callable[[], str] | None = None,
+) -> Message:
+    """The whole response at once: the same Message as feeding it and finishing."""
+    parser = StreamParser(
+        format,
+        tools=tools,
+        reasoning_in_prompt=reasoning_in_prompt,
+        engine=engine,
+        seed=seed,
+        id_factory=id_factory,
+    )
+    parser.feed(text)
+    parser.finish()
+    return parser.message

@@ -1,0 +1,410 @@
+"""The stream API: StreamParser (feed, finish, message, reset), parse(), ids, formats and
+options, and the event values themselves."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+import pytest
+
+import toolparse
+from engines import ENGINES, FIXTURE_IDS, FIXTURES, Fixture, run_events
+from toolparse import (
+    FORMATS,
+    ContentDelta,
+    End,
+    Format,
+    Message,
+    ParseError,
+    ReasoningDelta,
+    StreamParser,
+    ToolCall,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    get_format,
+)
+from toolparse.grammar import Grammar, lit, tag
+
+by_engine = pytest.mark.parametrize("engine", ENGINES)
+by_format = pytest.mark.parametrize("format_name", sorted(FORMATS))
+
+HERMES_TWO_CALLS = (
+    "Checking both.\n"
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+)
+# An output cut inside a call, per format: what finish("length") sees.
+CUT_INSIDE_A_CALL = {
+    "hermes": '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Os',
+    "qwen3": '<think>\nweather\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {',
+    "qwen3_coder": "<tool_call>\n<function=get_weather>\n<parameter=city>\nOs",
+}
+CALL_ID = re.compile(r"call_[A-Za-z0-9]{24}")
+
+
+def starts(events: list[Any]) -> list[ToolCallStart]:
+    return [e for e in events if isinstance(e, ToolCallStart)]
+
+
+# --- feed, finish, message, reset -----------------------------------------------------------
+
+
+@by_engine
+def test_message_grows_while_feeding(engine: str) -> None:
+    parser = StreamParser("hermes", engine=engine)
+    assert parser.message == Message()
+    first_call_end = HERMES_TWO_CALLS.index("</tool_call>") + len("</tool_call>")
+    events = parser.feed(HERMES_TWO_CALLS[:first_call_end])
+    assert [type(e) for e in events] == [
+        ContentDelta,
+        ToolCallStart,
+        ToolCallArgsDelta,
+        ToolCallEnd,
+    ]
+    so_far = parser.message
+    assert so_far.content == "Checking both.\n"
+    assert [c.arguments for c in so_far.tool_calls] == [{"city": "Oslo"}]
+    assert so_far.finish_reason is None
+    parser.feed(HERMES_TWO_CALLS[first_call_end:])
+    assert [c.arguments for c in parser.message.tool_calls] == [{"city": "Oslo"}, {"city": "Rome"}]
+    assert parser.message.finish_reason is None
+
+
+@by_engine
+def test_feed_never_returns_end_and_finish_ends_with_it(engine: str) -> None:
+    parser = StreamParser("hermes", engine=engine)
+    fed = [event for ch in HERMES_TWO_CALLS for event in parser.feed(ch)]
+    assert not any(isinstance(e, End) for e in fed)
+    finished = parser.finish()
+    assert isinstance(finished[-1], End)
+    assert not any(isinstance(e, End) for e in finished[:-1])
+
+
+@by_engine
+@pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
+def test_end_carries_the_final_message(fixture: Fixture, engine: str) -> None:
+    parser = fixture.parser(engine, seed=4)
+    events = run_events(parser, fixture.raw, [7] * (len(fixture.raw) // 7))
+    end = events[-1]
+    assert isinstance(end, End)
+    assert end.message == parser.message == fixture.parse(engine, seed=4)
+    assert end.message.errors == [e for e in events if isinstance(e, ParseError)]
+    assert end.message.tool_calls == [e.call for e in events if isinstance(e, ToolCallEnd)]
+
+
+@by_engine
+def test_str_and_bytes_feed_the_same(engine: str) -> None:
+    text = "Voilà 🙂 " + HERMES_TWO_CALLS
+    from_str = StreamParser("hermes", engine=engine, seed=1)
+    events = from_str.feed(text) + from_str.finish()
+    assert events == run_events(StreamParser("hermes", engine=engine, seed=1), text.encode())
+    from_bytearray = StreamParser("hermes", engine=engine, seed=1)
+    from_bytearray.feed(bytearray(text.encode()))
+    from_bytearray.finish()
+    assert from_bytearray.message == from_str.message
+
+
+@by_engine
+def test_feed_refuses_what_is_not_text(engine: str) -> None:
+    parser = StreamParser("hermes", engine=engine)
+    with pytest.raises(TypeError):
+        parser.feed(42)  # type: ignore[arg-type]
+
+
+@by_engine
+def test_feed_after_finish_raises(engine: str) -> None:
+    parser = StreamParser("hermes", engine=engine)
+    parser.feed("Hello")
+    parser.finish()
+    with pytest.raises(ValueError, match="reset"):
+        parser.feed(" again")
+    with pytest.raises(ValueError, match="reset"):
+        parser.finish()
+
+
+@by_engine
+def test_reset_starts_a_new_response(engine: str) -> None:
+    parser = StreamParser("hermes", engine=engine, seed=9)
+    first = run_events(parser, HERMES_TWO_CALLS.encode())
+    parser.reset()
+    assert parser.message == Message()
+    second = run_events(parser, HERMES_TWO_CALLS.encode())
+    fresh = run_events(StreamParser("hermes", engine=engine, seed=9), HERMES_TWO_CALLS.encode())
+    assert first == second == fresh
+
+
+@by_engine
+def test_reset_in_the_middle_drops_the_unfinished_response(engine: str) -> None:
+    parser = StreamParser("hermes", engine=engine)
+    parser.feed('Hi <tool_call>\n{"name": "get_wea')
+    parser.reset()
+    events = parser.feed("Plain answer.") + parser.finish()
+    assert events[-1].message.content == "Plain answer."
+    assert events[-1].message.errors == []
+    assert events[-1].message.tool_calls == []
+
+
+@by_engine
+@by_format
+def test_parse_equals_feeding_and_finishing(engine: str, format_name: str) -> None:
+    for example in FORMATS[format_name].examples:
+        parser = StreamParser(format_name, engine=engine, seed=2)
+        for character in example:
+            parser.feed(character)
+        parser.finish()
+        message = toolparse.parse(example, format_name, engine=engine, seed=2)
+        assert parser.message == message
+        assert message.tool_calls, "every built-in example makes a call"
+
+
+# --- finish reasons and truncation ----------------------------------------------------------
+
+
+@by_engine
+@by_format
+def test_finish_length_inside_a_call_is_incomplete(engine: str, format_name: str) -> None:
+    parser = StreamParser(format_name, engine=engine)
+    events = parser.feed(CUT_INSIDE_A_CALL[format_name]) + parser.finish("length")
+    assert not any(isinstance(e, ToolCallEnd) for e in events)
+    errors = [e for e in events if isinstance(e, ParseError)]
+    assert [e.kind for e in errors] == ["incomplete"]
+    assert errors[0].offset == len(CUT_INSIDE_A_CALL[format_name].encode())
+    assert [(s.index, s.name) for s in starts(events)] == [(0, "get_weather")]
+    assert errors[0].index == 0
+    end = events[-1]
+    assert isinstance(end, End)
+    assert end.finish_reason == "length"
+    assert end.message.finish_reason == "length"
+    assert end.message.tool_calls == []
+
+
+@by_engine
+def test_finish_reason_is_tool_calls_after_a_stop_with_calls(engine: str) -> None:
+    assert toolparse.parse(HERMES_TWO_CALLS, "hermes", engine=engine).finish_reason == "tool_calls"
+    assert toolparse.parse("Just text.", "hermes", engine=engine).finish_reason == "stop"
+    parser = StreamParser("hermes", engine=engine)
+    parser.feed(HERMES_TWO_CALLS)
+    assert parser.finish("length")[-1].message.finish_reason == "length"
+
+
+# --- ids ------------------------------------------------------------------------------------
+
+
+def call_ids(engine: str, **options: Any) -> list[str]:
+    events = run_events(StreamParser("hermes", engine=engine, **options), HERMES_TWO_CALLS.encode())
+    return [s.id for s in starts(events)]
+
+
+@by_engine
+def test_seed_makes_ids_reproducible(engine: str) -> None:
+    ids = call_ids(engine, seed=123)
+    assert len(ids) == 2 and ids[0] != ids[1]
+    assert all(CALL_ID.fullmatch(i) for i in ids)
+    assert call_ids(engine, seed=123) == ids
+    message = toolparse.parse(HERMES_TWO_CALLS, "hermes", engine=engine, seed=123)
+    assert [c.id for c in message.tool_calls] == ids
+
+
+@by_engine
+def test_different_seeds_give_different_ids(engine: str) -> None:
+    assert call_ids(engine, seed=1) != call_ids(engine, seed=2)
+    assert call_ids(engine) != call_ids(engine)
+
+
+@by_engine
+def test_id_factory_makes_the_ids(engine: str) -> None:
+    counter = itertools.count()
+    parser = StreamParser("hermes", engine=engine, id_factory=lambda: f"tool-{next(counter)}")
+    events = run_events(parser, HERMES_TWO_CALLS.encode())
+    assert [s.id for s in starts(events)] == ["tool-0", "tool-1"]
+    assert [c.id for c in parser.message.tool_calls] == ["tool-0", "tool-1"]
+    message = toolparse.parse(HERMES_TWO_CALLS, "hermes", engine=engine, id_factory=lambda: "x")
+    assert [c.id for c in message.tool_calls] == ["x", "x"]
+
+
+# --- formats and options --------------------------------------------------------------------
+
+
+@by_engine
+def test_reasoning_in_prompt_needs_a_format_that_can_start_in_reasoning(engine: str) -> None:
+    with pytest.raises(ValueError, match="'hermes' has no reasoning block to start in"):
+        StreamParser("hermes", engine=engine, reasoning_in_prompt=True)
+    with pytest.raises(ValueError, match="no reasoning block"):
+        toolparse.parse("text", "hermes", engine=engine, reasoning_in_prompt=True)
+    plain = Format(
+        name="plain",
+        grammar=Grammar({"start": tag("content", lit("x"))}, {"start": "start"}),
+        description="no reasoning at all",
+    )
+    assert plain.reasoning == "none"
+    with pytest.raises(ValueError, match="'plain' has no reasoning block"):
+        StreamParser(plain, engine=engine, reasoning_in_prompt=True)
+    assert StreamParser(plain, engine=engine, reasoning_in_prompt=False).feed("x") == [
+        ContentDelta("x")
+    ]
+
+
+@by_engine
+@pytest.mark.parametrize("format_name", ["qwen3", "qwen3_coder"])
+def test_reasoning_in_prompt_starts_in_reasoning(engine: str, format_name: str) -> None:
+    text = "thinking\n</think>\n\nAnswer."
+    opened = toolparse.parse(text, format_name, engine=engine, reasoning_in_prompt=True)
+    assert (opened.reasoning_content, opened.content) == ("thinking\n", "Answer.")
+    opened_by_the_model = toolparse.parse("<think>" + text, format_name, engine=engine)
+    assert opened_by_the_model == opened
+
+
+def test_unknown_format_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="unknown format 'gpt-17'") as raised:
+        StreamParser("gpt-17", engine=ENGINES[0])
+    for name, fmt in FORMATS.items():
+        for known in (name, *fmt.aliases):
+            assert known in str(raised.value)
+    with pytest.raises(ValueError, match="unknown format"):
+        toolparse.parse("x", "gpt-17", engine=ENGINES[0])
+
+
+def test_unknown_engine() -> None:
+    with pytest.raises(ValueError, match="unknown engine 'turbo'"):
+        StreamParser("hermes", engine="turbo")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [(alias, name) for name, fmt in sorted(FORMATS.items()) for alias in fmt.aliases],
+)
+def test_get_format_resolves_aliases(alias: str, name: str) -> None:
+    assert get_format(alias) is FORMATS[name]
+    assert StreamParser(alias, engine=ENGINES[0]).format is FORMATS[name]
+
+
+def test_get_format_knows_the_vllm_names_and_aliases() -> None:
+    assert {"hermes", "qwen3", "qwen3_coder"} <= set(FORMATS)
+    assert {"qwen25", "qwen", "qwen3_xml"} <= {a for f in FORMATS.values() for a in f.aliases}
+    for name, fmt in FORMATS.items():
+        assert get_format(name) is fmt
+        assert get_format(fmt) is fmt
+        assert fmt.name == name
+
+
+@by_engine
+def test_alias_parses_like_its_format(engine: str) -> None:
+    assert toolparse.parse(HERMES_TWO_CALLS, "qwen25", engine=engine, seed=1) == toolparse.parse(
+        HERMES_TWO_CALLS, "hermes", engine=engine, seed=1
+    )
+
+
+@by_engine
+def test_tools_restrict_the_names(engine: str) -> None:
+    tools = [{"type": "function", "function": {"name": "get_time", "parameters": {}}}]
+    message = toolparse.parse(HERMES_TWO_CALLS, "hermes", tools=tools, engine=engine)
+    assert message.tool_calls == []
+    assert [e.kind for e in message.errors] == ["unknown_tool", "unknown_tool"]
+
+
+# --- the events -----------------------------------------------------------------------------
+
+EVENT_TYPE_STRINGS = {
+    ReasoningDelta: "reasoning.delta",
+    ContentDelta: "content.delta",
+    ToolCallStart: "tool_call.start",
+    ToolCallArgsDelta: "tool_call.arguments.delta",
+    ToolCallEnd: "tool_call.end",
+    ParseError: "error",
+    End: "end",
+}
+SAMPLE_CALL = ToolCall(0, "call_1", "get_weather", {"city": "Oslo"}, '{"city": "Oslo"}')
+SAMPLE_EVENTS = [
+    ReasoningDelta("hmm"),
+    ContentDelta("Hi 🙂"),
+    ToolCallStart(0, "call_1", "get_weather"),
+    ToolCallArgsDelta(0, '{"city": "Oslo"}'),
+    ToolCallEnd(0, SAMPLE_CALL),
+    ParseError("incomplete", "the stream ended inside a tool call", 1, 42),
+    End("stop", Message(content="Hi", tool_calls=[SAMPLE_CALL], finish_reason="tool_calls")),
+]
+
+
+@pytest.mark.parametrize(("event_type", "type_string"), list(EVENT_TYPE_STRINGS.items()))
+def test_event_type_strings(event_type: type, type_string: str) -> None:
+    assert event_type.type == type_string
+    sample = next(e for e in SAMPLE_EVENTS if type(e) is event_type)
+    assert sample.type == type_string
+
+
+def kind_and_fields(event: Any) -> tuple:
+    match event:
+        case ReasoningDelta(text):
+            return ("reasoning", text)
+        case ContentDelta(text):
+            return ("content", text)
+        case ToolCallStart(index, call_id, name):
+            return ("start", index, call_id, name)
+        case ToolCallArgsDelta(index, text):
+            return ("args", index, text)
+        case ToolCallEnd(index, ToolCall(name=name, arguments=arguments)):
+            return ("end", index, name, arguments)
+        case ParseError(kind, message, index, offset):
+            return ("error", kind, message, index, offset)
+        case End(finish_reason, Message(content=content)):
+            return ("done", finish_reason, content)
+    return ("no match",)
+
+
+def test_events_are_pattern_matchable() -> None:
+    assert [kind_and_fields(e) for e in SAMPLE_EVENTS] == [
+        ("reasoning", "hmm"),
+        ("content", "Hi 🙂"),
+        ("start", 0, "call_1", "get_weather"),
+        ("args", 0, '{"city": "Oslo"}'),
+        ("end", 0, "get_weather", {"city": "Oslo"}),
+        ("error", "incomplete", "the stream ended inside a tool call", 1, 42),
+        ("done", "stop", "Hi"),
+    ]
+
+
+@by_engine
+def test_engine_events_are_pattern_matchable(engine: str) -> None:
+    events = run_events(StreamParser("qwen3", engine=engine), CUT_INSIDE_A_CALL["qwen3"].encode())
+    shapes = [kind_and_fields(e)[0] for e in events]
+    assert shapes == ["reasoning", "start", "args", "error", "done"]
+
+
+def repr_namespace() -> dict[str, Any]:
+    return {name: getattr(toolparse, name) for name in toolparse.__all__}
+
+
+@pytest.mark.parametrize("event", SAMPLE_EVENTS, ids=lambda e: type(e).__name__)
+def test_event_repr_reads_as_its_constructor(event: Any) -> None:
+    text = repr(event)
+    assert text.startswith(f"{type(event).__name__}(")
+    for field in type(event).__match_args__:
+        assert f"{field}=" in text
+    assert eval(text, repr_namespace()) == event
+
+
+@by_engine
+@pytest.mark.parametrize("fixture", FIXTURES[::5], ids=FIXTURE_IDS[::5])
+def test_engine_event_reprs_read_back(fixture: Fixture, engine: str) -> None:
+    for event in run_events(fixture.parser(engine), fixture.raw):
+        assert eval(repr(event), repr_namespace()) == event
+
+
+@pytest.mark.parametrize("event", SAMPLE_EVENTS, ids=lambda e: type(e).__name__)
+def test_events_compare_and_hash_by_value(event: Any) -> None:
+    copy = eval(repr(event), repr_namespace())
+    assert copy == event
+    assert hash(copy) == hash(event)
+    assert event != ContentDelta("something else")
+
+
+@pytest.mark.parametrize("event", SAMPLE_EVENTS, ids=lambda e: type(e).__name__)
+def test_events_are_immutable(event: Any) -> None:
+    field = type(event).__match_args__[0]
+    before = getattr(event, field)
+    with pytest.raises(AttributeError):
+        setattr(event, field, None)
+    assert getattr(event, field) == before
