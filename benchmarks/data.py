@@ -174,7 +174,7 @@ def _record(rng: random.Random) -> str:
     )
 
 
-def _document(prefix: str, items, size: int, separator: str = ", ") -> bytes:
+def _document(prefix: str, items, size: int, separator: str = ", ", closing: str = "]}}") -> bytes:
     """`prefix` + items joined by `separator` until `size` bytes + the closing brackets."""
     parts: list[str] = []
     length = len(prefix.encode())
@@ -182,7 +182,7 @@ def _document(prefix: str, items, size: int, separator: str = ", ") -> bytes:
         item = next(items)
         parts.append(item)
         length += len(item.encode()) + len(separator)
-    doc = (prefix + separator.join(parts) + "]}}").encode()
+    doc = (prefix + separator.join(parts) + closing).encode()
     json.loads(doc)  # the generators must produce valid JSON
     return doc
 
@@ -227,6 +227,130 @@ JSON_INPUTS = {
     "string_heavy": string_heavy_json,
     "number_heavy": number_heavy_json,
 }
+
+
+# -- Streams -------------------------------------------------------------------------------
+#
+# Whole model responses for StreamParser: a part that is timed per token (the body), and
+# the text around it (the parser is fed what comes before outside the timed region).
+
+
+def _whole_characters(text: str, size: int) -> bytes:
+    """text encoded and cut to `size` bytes, without splitting a character at the end."""
+    return text.encode()[:size].decode("utf-8", "ignore").encode()
+
+
+def content(size: int) -> bytes:
+    """A response that is all content in the hermes format: prose with non-ASCII words and,
+    now and then, a `<` that starts no marker (comparisons, HTML, code), as `prose` has but
+    without its markers."""
+    rng = random.Random(0x636F6E74)
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        piece = rng.choice(_NEAR_MISSES) + " " if rng.random() < 0.06 else _sentence(rng)
+        parts.append(piece)
+        length += len(piece.encode())
+    return _whole_characters("".join(parts), size)
+
+
+def call_arguments(size: int) -> bytes:
+    """The arguments of a tool call, a JSON object of about `size` bytes (a little past it):
+    a query and a list of records like those of `tool_call_json`."""
+    rng = random.Random(0x61726773)
+
+    def items():
+        while True:
+            yield _record(rng)
+
+    return _document('{"query": "forecast Zürich", "results": [', items(), size, closing="]}")
+
+
+# A hermes call around `call_arguments`: `HERMES_CALL[0] + arguments + HERMES_CALL[1]`.
+HERMES_CALL_NAME = "store_results"
+HERMES_CALL = (
+    b'<tool_call>\n{"name": "' + HERMES_CALL_NAME.encode() + b'", "arguments": ',
+    b"}\n</tool_call>",
+)
+
+# Sizes of the arguments in the hermes tool-call cases.
+ARGUMENT_SIZES = {"1KiB": 1024, "10KiB": 10 * 1024, "100KiB": 100 * 1024}
+
+_CODE_HEADER = '"""Weather reports: fetch, summarise, render."""\n\nimport sys\n'
+
+_CODE_BODY = (
+    "    if days < 1 or days >= 15:",
+    '        raise ValueError(f"days out of range: {days!r}")',
+    "    readings = [r for r in fetch(city) if r.day <= days and r.value > -90]",
+    "    total = sum(r.value for r in readings)  # °C, a naïve mean for Zürich",
+    '    html = "<div class=\\"report\\">" + escape(city) + "</div><p>" + note + "</p>"',
+    "    mask = (flags << 2) & 0xFF if flags else 0",
+    '    path = "C:\\\\data\\\\" + city + ".json"',
+    "    for i in range(1, len(values)):",
+    "        values[i] = values[i - 1] * 0.5 if values[i] < limit else values[i]",
+    '    print("%s → %d readings (東京: %s)" % (city, len(readings), "n/a"), file=sys.stderr)',
+    "    # keep a < b and x<y as they are: <tool> and <div> are not markers",
+    "\tlegacy = '\\t'  # a tab-indented line",
+)
+
+
+def _code_block(rng: random.Random) -> str:
+    """A function: signature, docstring, a few statements, a return, a blank line."""
+    word = rng.choice(_WORDS)
+    body = [rng.choice(_CODE_BODY) for _ in range(rng.randint(3, 8))]
+    return "\n".join(
+        [
+            f'def {word}_{rng.randrange(1000)}(city, days=7, *, units="metric"):',
+            f'    """Return the {word} forecast for a city, one entry per day."""',
+            *body,
+            '    return {"city": city, "days": days, "total": total, "ok": True}',
+            "",
+            "",
+        ]
+    )
+
+
+def source_code(size: int) -> bytes:
+    """A multi-line source file of about `size` bytes (whole functions, no newline at the
+    end): indentation, quotes and backslashes, `<` in comparisons and HTML strings, tabs and
+    non-ASCII characters."""
+    rng = random.Random(0x636F6465)
+    parts = [_CODE_HEADER]
+    length = len(_CODE_HEADER.encode())
+    while length < size:
+        block = "\n" + _code_block(rng)
+        parts.append(block)
+        length += len(block.encode())
+    return "".join(parts).rstrip("\n").encode()
+
+
+# A qwen3_coder call of write_file around `source_code`, whose `content` parameter is
+# typed string by WRITE_FILE_TOOLS: `CODER_CALL[0] + code + CODER_CALL[1]`.
+WRITE_FILE_PATH = "src/forecast/report.py"
+WRITE_FILE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "description": "Write a text file, replacing it if it exists.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path in the repository."},
+                    "content": {"type": "string", "description": "The whole new file."},
+                },
+                "required": ["path", "content"],
+            },
+        },
+    }
+]
+CODER_CALL = (
+    b"<tool_call>\n<function=write_file>\n<parameter=path>\n"
+    + WRITE_FILE_PATH.encode()
+    + b"\n</parameter>\n<parameter=content>\n",
+    b"\n</parameter>\n</function>\n</tool_call>",
+)
+CODER_SIZE = 10 * 1024
 
 
 def chunks(data: bytes, width: int) -> list[bytes]:
