@@ -15,7 +15,7 @@ from .events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from .formats import FORMATS, Format, get_format
+from .formats import FORMATS, Format, format_for_model, get_format
 from .message import Message, ParseError, ToolCall
 from .stream import StreamParser, parse
 
@@ -39,6 +39,13 @@ __all__ = [
     "ToolCallEnd",
     "ToolCallStart",
     "__version__",
+    "format_for_model",
+    "formats",
     "get_format",
     "parse",
 ]
+
+
+def formats() -> list[Format]:
+    """Every built-in format: name, aliases, model families, reasoning mode, needs tools."""
+    return list(FORMATS.values())

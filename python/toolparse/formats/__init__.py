@@ -1,21 +1,40 @@
 """The format library: one module per model family, each a grammar plus metadata.
 
-``get_format(name)`` finds a format by its canonical name (vLLM's parser names) or an
-alias (SGLang's and llama.cpp's names).
+Every module here (but the private ones) defines FORMAT, a Format.  ``get_format(name)``
+finds one by its canonical name (vLLM's parser names) or an alias (SGLang's and
+llama.cpp's names); ``format_for_model(model_id)`` by a Hugging Face model id.
 """
 
 from __future__ import annotations
 
-from ._base import Format
-from .hermes import HERMES
-from .qwen3 import QWEN3
-from .qwen3_coder import QWEN3_CODER
+import difflib
+import fnmatch
+import importlib
+import pkgutil
 
-FORMATS: dict[str, Format] = {f.name: f for f in (HERMES, QWEN3, QWEN3_CODER)}
+from ._base import Format
+
+
+def _discover() -> dict[str, Format]:
+    found: dict[str, Format] = {}
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module.name.startswith("_"):
+            continue
+        fmt = importlib.import_module(f"{__name__}.{module.name}").FORMAT
+        if not isinstance(fmt, Format):
+            raise TypeError(f"{module.name}.FORMAT is not a Format")
+        found[fmt.name] = fmt
+    return dict(sorted(found.items()))
+
+
+FORMATS: dict[str, Format] = _discover()
 _BY_ALIAS = {alias: f for f in FORMATS.values() for alias in (f.name, *f.aliases)}
+if len(_BY_ALIAS) != sum(1 + len(f.aliases) for f in FORMATS.values()):
+    raise RuntimeError("two formats share a name or an alias")
 
 
 def get_format(name: str | Format) -> Format:
+    """A format by canonical name or alias."""
     if isinstance(name, Format):
         return name
     try:
@@ -25,4 +44,35 @@ def get_format(name: str | Format) -> Format:
         raise ValueError(f"unknown format {name!r}; known: {known}") from None
 
 
-__all__ = ["FORMATS", "Format", "get_format"]
+def format_for_model(model_id: str) -> Format:
+    """The format a Hugging Face model emits, e.g. "Qwen/Qwen3-8B" -> qwen3.
+
+    Matches the formats' model_ids (ids or glob patterns, case-insensitive), with or
+    without the organization; the most specific pattern wins.
+    """
+    wanted = model_id.strip().lower()
+    short = wanted.rsplit("/", 1)[-1]
+    best: tuple[int, Format] | None = None
+    for fmt in FORMATS.values():
+        for pattern in fmt.model_ids:
+            pat = pattern.lower()
+            if not ("/" in pat and "/" in wanted):  # compare without the organization
+                pat, target = pat.rsplit("/", 1)[-1], short
+            else:
+                target = wanted
+            if fnmatch.fnmatchcase(target, pat):
+                score = len(pat.replace("*", ""))
+                if best is None or score > best[0]:
+                    best = (score, fmt)
+    if best is not None:
+        return best[1]
+    known = [m for f in FORMATS.values() for m in f.model_ids]
+    close = difflib.get_close_matches(model_id, known, n=5, cutoff=0.4)
+    hint = f"; close: {', '.join(close)}" if close else ""
+    raise ValueError(
+        f"no format known for model {model_id!r}{hint}; pass a format name instead "
+        f"(toolparse formats lists them)"
+    )
+
+
+__all__ = ["FORMATS", "Format", "format_for_model", "get_format"]

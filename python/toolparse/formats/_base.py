@@ -22,25 +22,41 @@ from ..grammar import (
 )
 
 ReasoningMode = Literal["none", "optional"]
+CallInReasoning = Literal["ends_reasoning", "text"]
 
 
 @dataclass(frozen=True)
 class Format:
     """A model family's output format.
 
+    families / model_ids: who emits it; model_ids are Hugging Face ids or glob patterns
+    (``Qwen/Qwen3-*``) that format_for_model() matches.
     reasoning: "none" (no reasoning block) or "optional" (a block may open the output).
     reasoning_in_prompt: the default for whether the chat template already opened the
     reasoning block, so the output starts inside it (the "start_in_reasoning" entry).
+    call_in_reasoning: what a call marker inside unfinished reasoning means: the implicit
+    end of the reasoning ("ends_reasoning") or reasoning text ("text").
     needs_tools: the arguments are typed by the tool schemas (XML-style parameters).
+    markers: the format's marker strings; they never reach content or reasoning text.
+    call_markers: (the marker that opens a call, the one that closes it), where a call
+    has both: a call ends only once its closing marker has arrived.
+    carries_ids: the output carries tool call ids (else they are generated).
     """
 
     name: str
-    grammar: Grammar
-    description: str
+    grammar: Grammar = field(repr=False)
+    description: str = ""
     aliases: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()
+    model_ids: tuple[str, ...] = ()
     reasoning: ReasoningMode = "none"
     reasoning_in_prompt: bool = False
+    call_in_reasoning: CallInReasoning = "text"
     needs_tools: bool = False
+    markers: tuple[str, ...] = ()
+    call_markers: tuple[str, str] | None = None
+    parallel_calls: bool = True
+    carries_ids: bool = False
     examples: tuple[str, ...] = field(default=())
 
     @cached_property

@@ -20,11 +20,20 @@ def json_call_body() -> dict[str, Node]:
 
 _think, _ = think_block(THINK_OPEN, THINK_CLOSE)
 
-HERMES = Format(
+FORMAT = Format(
     name="hermes",
     aliases=("qwen25", "qwen", "trinity"),
     description="Hermes 2/3, Qwen2.5 and other <tool_call> JSON models; optional <think> block",
+    families=("Hermes 2 Pro", "Hermes 3", "Qwen2.5"),
+    model_ids=(
+        "NousResearch/Hermes-2-Pro-*",
+        "NousResearch/Hermes-3-*",
+        "Qwen/Qwen2.5-*",
+        "Qwen/Qwen2-*",
+    ),
     reasoning="optional",
+    markers=(TOOL_OPEN, TOOL_CLOSE, THINK_OPEN, THINK_CLOSE),
+    call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={"start": seq(ws(), opt(ref("think")), ref("body")), "think": _think}
         | json_call_body(),

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 from ..grammar import Grammar, opt, ref, seq, ws
 from ._base import Format, think_block
-from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_OPEN, json_call_body
+from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_CLOSE, TOOL_OPEN, json_call_body
 
 # A <tool_call> inside unfinished reasoning ends it: some models never close the block
 # before calling, and treating the call as reasoning stalls the agent.
 _think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN)
 
-QWEN3 = Format(
+FORMAT = Format(
     name="qwen3",
     aliases=("qwen3_json", "qwen3-thinking"),
     description="Qwen3 and QwQ: <think> reasoning (opened by the model or by the template), "
     "then <tool_call> JSON calls",
+    families=("Qwen3", "QwQ"),
+    model_ids=("Qwen/Qwen3-*", "Qwen/QwQ-*"),
     reasoning="optional",
+    call_in_reasoning="ends_reasoning",
+    markers=(TOOL_OPEN, TOOL_CLOSE, THINK_OPEN, THINK_CLOSE),
+    call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
             "start": seq(ws(), opt(ref("think")), ref("body")),

@@ -10,6 +10,7 @@ from ..grammar import (
     lit,
     many,
     opt,
+    recover,
     ref,
     seq,
     stop,
@@ -17,7 +18,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_block, think_block
+from ._base import Format, call_block, skip_past, think_block
 from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_CLOSE, TOOL_OPEN
 
 # A value ends at </parameter> only where the next tag follows, so a value may contain
@@ -28,24 +29,36 @@ _VALUE_END = (
     stop("</parameter>", followed_by=_NEXT_TAG),
 )
 
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN)
+FUNCTION_OPEN = "<function="
+# Some outputs open a call with <function=NAME> directly, without <tool_call>.
+_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, FUNCTION_OPEN)
 
-QWEN3_CODER = Format(
+FORMAT = Format(
     name="qwen3_coder",
     aliases=("qwen3_xml", "qwen3-coder"),
     description="Qwen3-Coder and Qwen3.5 XML calls; parameter values typed by the tool schemas",
+    families=("Qwen3-Coder", "Qwen3.5"),
+    model_ids=("Qwen/Qwen3-Coder-*", "Qwen/Qwen3.5-*"),
     reasoning="optional",
+    call_in_reasoning="ends_reasoning",
     needs_tools=True,
+    markers=(TOOL_OPEN, TOOL_CLOSE, THINK_OPEN, THINK_CLOSE, FUNCTION_OPEN, "</function>"),
+    call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
             "start": seq(ws(), opt(ref("think")), ref("body")),
             "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
             "think": _think,
             "reasoning_rest": _reasoning_rest,
-            "body": seq(many(choice(ref("call"), ref("content"))), eof()),
-            "call": call_block(TOOL_OPEN, TOOL_CLOSE, ref("function")),
+            "body": seq(many(choice(ref("call"), ref("bare_call"), ref("content"))), eof()),
+            "call": call_block(TOOL_OPEN, TOOL_CLOSE, seq(lit(FUNCTION_OPEN), ref("function"))),
+            "bare_call": seq(
+                lit(FUNCTION_OPEN),
+                cut(),
+                recover(tag("tool_call", ref("function")), skip_past("</function>")),
+                ws(),
+            ),
             "function": seq(
-                lit("<function="),
                 tag("tool_name", until(">", need_stop=True)),
                 lit(">"),
                 ws(),
@@ -62,7 +75,7 @@ QWEN3_CODER = Format(
                 choice(lit("\n</parameter>"), lit("</parameter>")),
                 ws(),
             ),
-            "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
+            "content": tag("content", until(TOOL_OPEN, FUNCTION_OPEN, min1=True, commit=True)),
         },
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
     ),
