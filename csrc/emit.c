@@ -11,6 +11,7 @@ typedef struct frame {
 
 typedef struct call_state {
     int active, dead, has_args, has_name, in_param, param_streams;
+    int begun; /* the arguments have begun: the call is announced once named */
     int32_t index, tool;
     uint32_t params, n_ptypes;
     const uint32_t *ptypes;
@@ -34,6 +35,7 @@ struct tp_emitter {
 };
 
 static const uint32_t string_only[1] = {TP_TYPE_STRING};
+static const uint32_t json_only[1] = {TP_TYPE_JSON};
 
 #define TRY(expr)                          \
     do {                                   \
@@ -56,6 +58,7 @@ tp_status tp_emitter_new(const tp_tools *tools, tp_emitter **out) {
 
 static void call_clear(call_state *c) {
     c->active = c->dead = c->has_args = c->has_name = c->in_param = c->param_streams = 0;
+    c->begun = 0;
     c->index = -1;
     c->tool = -1;
     c->params = 0;
@@ -360,6 +363,12 @@ static tp_status stream_text(tp_emitter *e, const frame *f, const uint8_t *text,
     }
 }
 
+static tp_status announce(tp_emitter *e);
+
+static int captures(uint32_t role) {
+    return role == TP_ROLE_TOOL_NAME || role == TP_ROLE_TOOL_ID || role == TP_ROLE_PARAM_NAME;
+}
+
 static int streams(const tp_emitter *e, const frame *f) {
     if (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT || f->role == TP_ROLE_TOOL_ARGS)
         return 1;
@@ -390,8 +399,18 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
         c->active = 1;
     } else if (c->active && role == TP_ROLE_TOOL_ARGS) {
         if (c->has_args || c->params) TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
-        c->has_args = 1;
+        c->has_args = c->begun = 1;
+        TRY(announce(e));
+    } else if (c->active && role == TP_ROLE_PARAM_NAME) {
+        c->begun = 1;
+        TRY(announce(e));
     } else if (c->active && role == TP_ROLE_PARAM_VALUE) {
+        if (decode == TP_DECODE_STRING || decode == TP_DECODE_JSON) {
+            /* the output states the value's type */
+            c->ptypes = decode == TP_DECODE_STRING ? string_only : json_only;
+            c->n_ptypes = 1;
+            c->param_streams = decode == TP_DECODE_STRING;
+        }
         if (c->in_param && c->param_streams) TRY(args_str(e, "\""));
     }
     return TP_OK;
@@ -427,7 +446,22 @@ tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
     return TP_OK;
 }
 
-static tp_status announce(tp_emitter *e, const uint8_t *name, size_t n) {
+/* ToolCallStart, once the name is known and the arguments have begun (or the call ends):
+ * an id the output carries before its arguments is known by then. */
+static tp_status announce(tp_emitter *e) {
+    call_state *c = &e->call;
+    if (!c->active || c->dead || !c->has_name || c->index >= 0) return TP_OK;
+    c->index = e->next_index++;
+    TRY(push_event(e, TP_EV_CALL_START, c->index, c->name.data, c->name.len, c->carried_id.data,
+                   c->carried_id.len, NULL));
+    if (c->pending.len) { /* arguments that came before the name, as one delta */
+        TRY(push_event(e, TP_EV_ARGS, c->index, c->pending.data, c->pending.len, NULL, 0, NULL));
+        c->pending.len = 0;
+    }
+    return TP_OK;
+}
+
+static tp_status set_name(tp_emitter *e, const uint8_t *name, size_t n) {
     call_state *c = &e->call;
     if (c->dead) return TP_OK;
     if (c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_NAMES, NULL, 0);
@@ -439,17 +473,11 @@ static tp_status announce(tp_emitter *e, const uint8_t *name, size_t n) {
     c->has_name = 1;
     c->name.len = 0;
     TRY(tp_buf_append(&c->name, name, n));
-    c->index = e->next_index++;
-    TRY(push_event(e, TP_EV_CALL_START, c->index, name, n, c->carried_id.data, c->carried_id.len, NULL));
-    if (c->pending.len) {
-        TRY(push_event(e, TP_EV_ARGS, c->index, c->pending.data, c->pending.len, NULL, 0, NULL));
-        c->pending.len = 0;
-    }
-    return TP_OK;
+    return c->begun ? announce(e) : TP_OK;
 }
 
 /* A parameter's raw text as JSON, typed by its schema types (string as the fallback). */
-static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
+static tp_status typed_value_of(tp_emitter *e, const uint8_t *raw, size_t n) {
     const call_state *c = &e->call;
     const uint8_t *text = raw;
     size_t len = n, k;
@@ -489,6 +517,7 @@ static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
             return args(e, text, len);
         if ((kind == TP_TYPE_OBJECT || kind == TP_TYPE_ARRAY || kind == TP_TYPE_NULL) && found == kind)
             return args(e, text, len);
+        if (kind == TP_TYPE_JSON) return args(e, text, len); /* the output said: a JSON value */
     }
     {
         tp_buf quoted = {NULL, 0, 0};
@@ -501,9 +530,34 @@ static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
     }
 }
 
+/* The raw text is read as text first: an ill-formed UTF-8 part becomes U+FFFD. */
+static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
+    tp_buf text = {NULL, 0, 0};
+    size_t k = 0, run = 0;
+    tp_status st = TP_OK;
+    while (k < n && st == TP_OK) {
+        size_t bad = 0;
+        if (raw[k] < 0x80) {
+            k++;
+        } else if (utf8_char(raw + k, n - k, &bad)) {
+            k += utf8_char(raw + k, n - k, &bad);
+        } else {
+            st = tp_buf_append(&text, raw + run, k - run);
+            if (st == TP_OK) st = tp_buf_append(&text, "\xef\xbf\xbd", 3);
+            k += bad;
+            run = k;
+        }
+    }
+    if (st == TP_OK) st = tp_buf_append(&text, raw + run, n - run);
+    if (st == TP_OK) st = typed_value_of(e, text.data ? text.data : raw, text.len);
+    tp_buf_free(&text);
+    return st;
+}
+
 static tp_status finish_call(tp_emitter *e) {
     call_state *c = &e->call;
     size_t used = 0;
+    TRY(announce(e));
     if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
     if (c->params) TRY(args_str(e, "}"));
     else if (!c->has_args) TRY(args_str(e, "{}"));
@@ -555,7 +609,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
             value = decoded.data, len = decoded.len;
         }
         if (st == TP_OK && f.role == TP_ROLE_TOOL_NAME) {
-            st = announce(e, value, len);
+            st = set_name(e, value, len);
         } else if (st == TP_OK && f.role == TP_ROLE_TOOL_ID) {
             c->carried_id.len = 0;
             st = tp_buf_append(&c->carried_id, value, len);
@@ -583,7 +637,8 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         st = c->param_streams ? args_str(e, "\"") : typed_value(e, data, n);
         c->in_param = 0;
     }
-    e->capture.len = f.cap_start;
+    /* an enclosing name or id keeps the text (an id may hold the name) */
+    if (!(e->depth > 0 && captures(e->frames[e->depth - 1].role))) e->capture.len = f.cap_start;
     return st;
 }
 

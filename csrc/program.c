@@ -119,7 +119,7 @@ static int check_code(const tp_program *p, const char **where) {
             }
             break;
         case TP_OP_TOPEN:
-            if (a >= TP_ROLE_COUNT || p->code[pc + 2] > TP_DECODE_JSON_STRING) {
+            if (a >= TP_ROLE_COUNT || p->code[pc + 2] > TP_DECODE_JSON) {
                 *where = "TOPEN role or decode out of range";
                 ok = 0;
             }

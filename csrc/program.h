@@ -23,6 +23,8 @@ enum {
 #define TP_JSON_KIND_OBJECT 2u
 #define TP_DECODE_RAW 0u
 #define TP_DECODE_JSON_STRING 1u
+#define TP_DECODE_STRING 2u /* a parameter value the output says is a string */
+#define TP_DECODE_JSON 3u   /* a parameter value the output says is JSON */
 
 /* Roles: the order of grammar.ROLES. */
 enum {

@@ -48,7 +48,8 @@ typedef struct tp_event {
 /* Parameter types, in the order of a JSON schema's "type" list. */
 enum {
     TP_TYPE_STRING, TP_TYPE_INTEGER, TP_TYPE_NUMBER, TP_TYPE_BOOLEAN,
-    TP_TYPE_OBJECT, TP_TYPE_ARRAY, TP_TYPE_NULL, TP_TYPE_OTHER
+    TP_TYPE_OBJECT, TP_TYPE_ARRAY, TP_TYPE_NULL, TP_TYPE_OTHER,
+    TP_TYPE_JSON /* any JSON value: the output stated it (not a schema type) */
 };
 
 typedef struct tp_tools tp_tools;

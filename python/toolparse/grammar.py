@@ -71,8 +71,10 @@ UNTIL_NEED_STOP = 2  # fails at the end of input when no stop came
 UNTIL_COMMIT = 4  # once one byte of text is certain, drops every choice point (a cut)
 # JSON operand: dialect in the low byte, the kind of value required above it
 JSON_ANY, JSON_STRING, JSON_OBJECT = 0, 1, 2
-# TOPEN decode operand: how a captured value (name, id) is read
-DECODE_RAW, DECODE_JSON_STRING = 0, 1
+# TOPEN decode operand: how a captured value is read.  For a name or an id: raw text or a
+# JSON string token.  For a parameter value: typed by the schema (raw), or as the output
+# says: always a string, or a JSON value (a string when it is not valid JSON).
+DECODE_RAW, DECODE_JSON_STRING, DECODE_STRING, DECODE_JSON = 0, 1, 2, 3
 
 MAGIC = b"TPG1"
 
@@ -265,11 +267,30 @@ def json(dialect: str = "strict", kind: Literal["any", "string", "object"] = "an
     return Json(dialect, kinds[kind])
 
 
-def tag(role: Role, item: Node, *, decode: Literal["raw", "json_string"] = "raw") -> Node:
-    """The bytes item matches carry a semantic role."""
+_DECODES = {
+    "raw": DECODE_RAW,
+    "json_string": DECODE_JSON_STRING,
+    "string": DECODE_STRING,
+    "json": DECODE_JSON,
+}
+
+
+def tag(
+    role: Role,
+    item: Node,
+    *,
+    decode: Literal["raw", "json_string", "string", "json"] = "raw",
+) -> Node:
+    """The bytes item matches carry a semantic role.  decode: "json_string" for a name or
+    id written as a JSON string; "string" or "json" for a parameter value whose type the
+    output itself states (otherwise the tool schema types it)."""
     if role not in ROLES:
         raise GrammarError(f"unknown role {role!r}")
-    return Tag(role, item, DECODE_JSON_STRING if decode == "json_string" else DECODE_RAW)
+    if decode not in _DECODES:
+        raise GrammarError(f"unknown decode {decode!r}")
+    if decode in ("string", "json") and role != "param_value":
+        raise GrammarError(f"decode={decode!r} is for param_value, not {role!r}")
+    return Tag(role, item, _DECODES[decode])
 
 
 def cut() -> Node:

@@ -25,6 +25,7 @@ from .json import JsonScanner
 ParamTypes = dict[str, dict[str, tuple[str, ...]]]
 
 _TEXT_ROLES = ("reasoning", "content")
+_CAPTURE_PARENTS = ("tool_name", "tool_id", "param_name")
 _ERROR_MESSAGES = {
     "incomplete": "the stream ended inside a tool call",
     "invalid_arguments": "the tool call's arguments are not valid",
@@ -142,6 +143,8 @@ def typed_value(raw: str, types: tuple[str, ...]) -> str:
             return text
         if kind in ("object", "array", "null") and found == kind:
             return text
+        if kind == "json":  # the output said the value is JSON: any JSON value
+            return text
     return json_string(raw)
 
 
@@ -162,6 +165,7 @@ class _Call:
     args_parts: list[str] = field(default_factory=list)
     pending_args: list[str] = field(default_factory=list)  # before the name is known
     has_args: bool = False
+    begun: bool = False  # the arguments have begun: the call is announced once named
     params: int = 0
     param: str | None = None
     param_types: tuple[str, ...] = ("string",)
@@ -217,8 +221,16 @@ class Emitter:
         elif call is not None and role == "tool_args":
             if call.has_args or call.params:
                 self._call_error("invalid_arguments", "the call has two sets of arguments", out)
-            call.has_args = True
+            call.has_args = call.begun = True
+            self._announce(out)
+        elif call is not None and role == "param_name":
+            call.begun = True
+            self._announce(out)
         elif call is not None and role == "param_value":
+            if decode == g.DECODE_STRING:
+                call.param_types = ("string",)
+            elif decode == g.DECODE_JSON:
+                call.param_types = ("json",)
             if call.param is not None and call.param_types == ("string",):
                 self._args('"', out)
 
@@ -261,6 +273,8 @@ class Emitter:
         if frame.held:
             self._stream(frame, frame.held.decode("utf-8", "replace"), out)
             frame.held = b""
+        if self.frames and self.frames[-1].role in _CAPTURE_PARENTS:
+            self.frames[-1].data += frame.data  # an id may hold the name: it keeps its text
         role = frame.role
         call = self.call
         if role == "tool_call":
@@ -310,11 +324,20 @@ class Emitter:
             self._call_error("unknown_tool", f"{name!r} is not one of the given tools", out)
             return
         call.name = name
+        if call.begun:
+            self._announce(out)
+
+    def _announce(self, out: list[Any]) -> None:
+        """ToolCallStart, once the name is known and the arguments have begun (or the call
+        ends): an id the output carries before its arguments is known by then."""
+        call = self.call
+        if call is None or call.dead or call.name is None or call.index is not None:
+            return
         call.index = self.next_index
         self.next_index += 1
         call_id = call.carried_id or self.id_factory()
         call.carried_id = call_id
-        out.append(ToolCallStart(call.index, call_id, name))
+        out.append(ToolCallStart(call.index, call_id, call.name))
         if call.pending_args:  # arguments that came before the name, as one delta
             out.append(ToolCallArgsDelta(call.index, "".join(call.pending_args)))
             call.pending_args.clear()
@@ -338,6 +361,7 @@ class Emitter:
         self.call = None
 
     def _finish_call(self, call: _Call, out: list[Any]) -> None:
+        self._announce(out)
         if call.name is None:
             self._call_error("invalid_arguments", "the call has no name", out)
             return
