@@ -1,21 +1,150 @@
-"""The ``toolparse`` command."""
+"""The ``toolparse`` command: parse a model's output, list the formats, scan JSON."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any, TextIO
 
-from . import FORMATS, JsonScanner, MarkerTrie, StreamParser
+from . import (
+    ContentDelta,
+    End,
+    JsonScanner,
+    MarkerTrie,
+    ParseError,
+    ReasoningDelta,
+    StreamParser,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    formats,
+    get_format,
+)
 from .message import Message
+
+
+class CommandError(Exception):
+    """A problem with the command's input, reported in one line (exit status 2)."""
 
 
 def _read(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
-    with open(path, "rb") as f:
-        return f.read()
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
+    if path is None:
+        return None
+    try:
+        tools = json.loads(_read(path))
+    except ValueError as error:
+        raise CommandError(f"{path} is not valid JSON: {error}") from None
+    ok = isinstance(tools, list) and all(
+        isinstance(t, dict) and isinstance(t.get("function", t).get("name"), str) for t in tools
+    )
+    if not ok:
+        raise CommandError(
+            f"{path} is not an OpenAI tools list ([{{'function': {{'name': ...}}}}])"
+        )
+    checked: list[dict[str, Any]] = tools
+    return checked
+
+
+def message_json(message: Message) -> dict[str, object]:
+    """The message as plain JSON data."""
+    return {
+        "content": message.content,
+        "reasoning_content": message.reasoning_content,
+        "tool_calls": [
+            {"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments}
+            for c in message.tool_calls
+        ],
+        "errors": [
+            {"kind": e.kind, "message": e.message, "index": e.index, "offset": e.offset}
+            for e in message.errors
+        ],
+        "finish_reason": message.finish_reason,
+    }
+
+
+_COLOURS = {
+    ReasoningDelta: "2",  # dim
+    ContentDelta: "0",
+    ToolCallStart: "36",  # cyan
+    ToolCallArgsDelta: "36",
+    ToolCallEnd: "32",  # green
+    ParseError: "31",  # red
+}
+
+
+def _print_event(event: Any, out: TextIO, colour: bool) -> None:
+    code = _COLOURS.get(type(event))
+    line = repr(event)
+    out.write(f"\x1b[{code}m{line}\x1b[0m\n" if colour and code else line + "\n")
+    out.flush()
+
+
+def _parse(args: argparse.Namespace) -> int:
+    try:
+        get_format(args.format)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    parser = StreamParser(
+        args.format,
+        tools=_load_tools(args.tools),
+        reasoning_in_prompt=args.reasoning_in_prompt,
+        engine=args.engine,
+        seed=args.seed,
+    )
+    data = _read(args.file)
+    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    events: list[Any] = []
+    for start in range(0, len(data), args.chunk):
+        events = parser.feed(data[start : start + args.chunk])
+        if args.stream:
+            for event in events:
+                _print_event(event, sys.stdout, colour)
+    events = parser.finish(args.finish_reason)
+    if args.stream:
+        for event in events:
+            if not isinstance(event, End):
+                _print_event(event, sys.stdout, colour)
+    print(json.dumps(message_json(parser.message), indent=2, ensure_ascii=False))
+    return 1 if parser.message.errors else 0
+
+
+def _formats(args: argparse.Namespace) -> int:
+    rows = [
+        (
+            f.name,
+            ", ".join(f.aliases),
+            ", ".join(f.families),
+            f.reasoning + (" (in prompt)" if f.reasoning_in_prompt else ""),
+            "yes" if f.needs_tools else "",
+        )
+        for f in formats()
+    ]
+    header = ("format", "aliases", "model families", "reasoning", "needs tools")
+    if args.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        return 0
+    widths = [max(len(r[k]) for r in (header, *rows)) for k in range(len(header))]
+    for row in (header, *rows):
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+    return 0
 
 
 def _scan_json(args: argparse.Namespace) -> int:
@@ -42,46 +171,6 @@ def _scan_json(args: argparse.Namespace) -> int:
     return 0 if verdict != "error" else 1
 
 
-def _message_json(message: Message) -> dict[str, object]:
-    return {
-        "content": message.content,
-        "reasoning_content": message.reasoning_content,
-        "tool_calls": [
-            {"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments}
-            for c in message.tool_calls
-        ],
-        "errors": [
-            {"kind": e.kind, "message": e.message, "index": e.index, "offset": e.offset}
-            for e in message.errors
-        ],
-        "finish_reason": message.finish_reason,
-    }
-
-
-def _parse(args: argparse.Namespace) -> int:
-    tools = None
-    if args.tools:
-        with open(args.tools, encoding="utf-8") as f:
-            tools = json.load(f)
-    parser = StreamParser(
-        args.format,
-        tools=tools,
-        reasoning_in_prompt=args.reasoning_in_prompt,
-        engine=args.engine,
-        seed=args.seed,
-    )
-    data = _read(args.file)
-    events = []
-    for start in range(0, len(data), args.chunk):
-        events += parser.feed(data[start : start + args.chunk])
-    events += parser.finish(args.finish_reason)
-    if not args.quiet:
-        for event in events[:-1]:
-            print(repr(event))
-    print(json.dumps(_message_json(parser.message), indent=2, ensure_ascii=False))
-    return 1 if parser.message.errors else 0
-
-
 def _find_markers(args: argparse.Namespace) -> int:
     trie = MarkerTrie(args.marker)
     matcher = trie.matcher()
@@ -95,16 +184,26 @@ def _find_markers(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolparse", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
     parse = commands.add_parser(
-        "parse", help="stream a model's output through a format; print events and the message"
+        "parse", help="stream a model's output through a format; print the message as JSON"
     )
-    parse.add_argument("file", help="a file, or - for standard input")
-    parse.add_argument("--format", required=True, choices=sorted(FORMATS), metavar="FORMAT")
+    parse.add_argument("file", nargs="?", default="-", help="a file, or - for standard input")
+    parse.add_argument("--format", required=True, help="a format name or alias (see formats)")
     parse.add_argument("--tools", help="a JSON file with the OpenAI tools list")
+    parse.add_argument(
+        "--stream", action="store_true", help="also print each event as it is produced"
+    )
     parse.add_argument(
         "--reasoning-in-prompt",
         action=argparse.BooleanOptionalAction,
@@ -112,11 +211,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the chat template already opened the reasoning block",
     )
     parse.add_argument("--engine", choices=("native", "reference"), default="native")
-    parse.add_argument("--chunk", type=int, default=4, help="bytes per feed (default 4)")
+    parse.add_argument("--chunk", type=_positive, default=4, help="bytes per feed (default 4)")
     parse.add_argument("--finish-reason", default="stop")
     parse.add_argument("--seed", type=int, default=None, help="reproducible tool call ids")
-    parse.add_argument("--quiet", action="store_true", help="print only the message")
     parse.set_defaults(run=_parse)
+
+    listing = commands.add_parser("formats", help="list the formats and their model families")
+    listing.add_argument("--markdown", action="store_true", help="as a Markdown table")
+    listing.set_defaults(run=_formats)
 
     scan = commands.add_parser(
         "scan-json", help="scan one JSON value incrementally; show where it stands"
@@ -124,19 +226,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     scan.add_argument("file", help="a file, or - for standard input")
     scan.add_argument("--dialect", choices=("strict", "lenient", "python"), default="strict")
     scan.add_argument("--max-depth", type=int, default=512)
-    scan.add_argument("--chunk", type=int, default=4, help="bytes per feed (default 4)")
+    scan.add_argument("--chunk", type=_positive, default=4, help="bytes per feed (default 4)")
     scan.set_defaults(run=_scan_json)
 
     find = commands.add_parser("find-markers", help="stream a file through a marker trie")
     find.add_argument("file", help="a file, or - for standard input")
     find.add_argument("--marker", action="append", required=True, help="a marker (repeat)")
-    find.add_argument("--chunk", type=int, default=4, help="bytes per feed (default 4)")
+    find.add_argument("--chunk", type=_positive, default=4, help="bytes per feed (default 4)")
     find.set_defaults(run=_find_markers)
+    return parser
 
-    args = parser.parse_args(argv)
-    if getattr(args, "chunk", 1) < 1:
-        parser.error("--chunk must be at least 1")
-    return int(args.run(args))
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except CommandError as error:
+        print(f"toolparse: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
