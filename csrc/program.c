@@ -2,6 +2,8 @@
  * is bounds-checked, so a corrupt or hostile blob is an error, never a crash. */
 #include "program.h"
 
+#include "reader.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,32 +27,6 @@ struct tp_program {
     uint32_t max_follow;
 };
 
-typedef struct reader {
-    const uint8_t *p, *end;
-    int bad;
-} reader;
-
-static uint32_t read_u32(reader *r) {
-    uint32_t v;
-    if (r->bad || (size_t)(r->end - r->p) < 4) {
-        r->bad = 1;
-        return 0;
-    }
-    v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
-        (uint32_t)r->p[3] << 24;
-    r->p += 4;
-    return v;
-}
-
-static const uint8_t *read_bytes(reader *r, uint32_t n) {
-    const uint8_t *at = r->p;
-    if (r->bad || (size_t)(r->end - r->p) < n) {
-        r->bad = 1;
-        return NULL;
-    }
-    r->p += n;
-    return at;
-}
 
 void tp_program_free(tp_program *p) {
     uint32_t k;
@@ -151,7 +127,7 @@ static int check_code(const tp_program *p, const char **where) {
 }
 
 tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, const char **where) {
-    reader r;
+    tp_reader r;
     tp_program *p;
     uint32_t k, j, total = 0, n_follow_total = 0;
     const char *unused;
@@ -172,22 +148,22 @@ tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, cons
     r.p += 4;
     p = (tp_program *)calloc(1, sizeof *p);
     if (!p) return TP_ERR_NOMEM;
-    p->n_code = read_u32(&r);
-    p->n_strings = read_u32(&r);
-    p->n_stopsets = read_u32(&r);
-    p->n_entries = read_u32(&r);
+    p->n_code = tp_read_u32(&r);
+    p->n_strings = tp_read_u32(&r);
+    p->n_stopsets = tp_read_u32(&r);
+    p->n_entries = tp_read_u32(&r);
     if (r.bad || p->n_code > (uint32_t)(len / 4)) goto bad;
 
     p->code = (uint32_t *)malloc((size_t)p->n_code * sizeof(uint32_t) + 1);
     if (!p->code) goto nomem;
-    for (k = 0; k < p->n_code; k++) p->code[k] = read_u32(&r);
+    for (k = 0; k < p->n_code; k++) p->code[k] = tp_read_u32(&r);
 
     /* strings: two passes, one to size the pool */
     {
-        reader peek = r;
+        tp_reader peek = r;
         for (k = 0; k < p->n_strings; k++) {
-            uint32_t n = read_u32(&peek);
-            if (!read_bytes(&peek, n) || n > TP_TRIE_MAX_MARKER_LEN) goto bad;
+            uint32_t n = tp_read_u32(&peek);
+            if (!tp_read_bytes(&peek, n) || n > TP_TRIE_MAX_MARKER_LEN) goto bad;
             total += n;
         }
         if (peek.bad) goto bad;
@@ -197,8 +173,8 @@ tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, cons
     if (!p->string_off || !p->pool) goto nomem;
     total = 0;
     for (k = 0; k < p->n_strings; k++) {
-        uint32_t n = read_u32(&r);
-        const uint8_t *s = read_bytes(&r, n);
+        uint32_t n = tp_read_u32(&r);
+        const uint8_t *s = tp_read_bytes(&r, n);
         if (!s) goto bad;
         p->string_off[k] = total;
         memcpy(p->pool + total, s, n);
@@ -209,13 +185,13 @@ tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, cons
     /* stop sets: size the follow pool first */
     stopset_start = r.p;
     for (k = 0; k < p->n_stopsets; k++) {
-        uint32_t n_stops = read_u32(&r);
+        uint32_t n_stops = tp_read_u32(&r);
         if (r.bad || n_stops == 0 || n_stops > TP_TRIE_MAX_MARKERS) goto bad;
         for (j = 0; j < n_stops; j++) {
             uint32_t nf;
-            (void)read_u32(&r);
-            nf = read_u32(&r);
-            if (!read_bytes(&r, nf * 4u) || nf > 1024) goto bad;
+            (void)tp_read_u32(&r);
+            nf = tp_read_u32(&r);
+            if (!tp_read_bytes(&r, nf * 4u) || nf > 1024) goto bad;
             n_follow_total += nf;
         }
     }
@@ -229,18 +205,18 @@ tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, cons
         const uint8_t **markers;
         size_t *lens;
         tp_status st;
-        set->n_stops = read_u32(&r);
+        set->n_stops = tp_read_u32(&r);
         set->stops = (tp_stop *)calloc(set->n_stops, sizeof(tp_stop));
         if (!set->stops) goto nomem;
         for (j = 0; j < set->n_stops; j++) {
             uint32_t f;
             tp_stop *s = &set->stops[j];
-            s->marker = read_u32(&r);
-            s->n_follow = read_u32(&r);
+            s->marker = tp_read_u32(&r);
+            s->n_follow = tp_read_u32(&r);
             if (s->marker >= p->n_strings) goto bad;
             s->follow = p->follow_pool + n_follow_total;
             for (f = 0; f < s->n_follow; f++) {
-                uint32_t idx = read_u32(&r);
+                uint32_t idx = tp_read_u32(&r);
                 uint32_t flen;
                 if (idx >= p->n_strings) goto bad;
                 flen = p->string_off[idx + 1] - p->string_off[idx];
@@ -270,12 +246,12 @@ tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, cons
 
     /* entries */
     {
-        reader peek = r;
+        tp_reader peek = r;
         total = 0;
         for (k = 0; k < p->n_entries; k++) {
-            uint32_t n = read_u32(&peek);
-            if (!read_bytes(&peek, n)) goto bad;
-            (void)read_u32(&peek);
+            uint32_t n = tp_read_u32(&peek);
+            if (!tp_read_bytes(&peek, n)) goto bad;
+            (void)tp_read_u32(&peek);
             total += n;
         }
         if (peek.bad) goto bad;
@@ -286,13 +262,13 @@ tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, cons
     if (!p->entry_name_off || !p->names || !p->entry_addr) goto nomem;
     total = 0;
     for (k = 0; k < p->n_entries; k++) {
-        uint32_t n = read_u32(&r);
-        const uint8_t *s = read_bytes(&r, n);
+        uint32_t n = tp_read_u32(&r);
+        const uint8_t *s = tp_read_bytes(&r, n);
         if (!s) goto bad;
         p->entry_name_off[k] = total;
         memcpy(p->names + total, s, n);
         total += n;
-        p->entry_addr[k] = read_u32(&r);
+        p->entry_addr[k] = tp_read_u32(&r);
     }
     p->entry_name_off[p->n_entries] = total;
     if (r.bad || r.p != r.end) goto bad;

@@ -1,6 +1,8 @@
 /* stream.c: tp_stream (one parse: a VM feeding an event builder) and the tool table. */
 #include "stream.h"
 
+#include "reader.h"
+
 #include "emit.h"
 #include "vm.h"
 
@@ -31,35 +33,9 @@ void tp_tools_free(tp_tools *t) {
     free(t);
 }
 
-typedef struct reader {
-    const uint8_t *p, *end;
-    int bad;
-} reader;
-
-static uint32_t read_u32(reader *r) {
-    uint32_t v;
-    if (r->bad || (size_t)(r->end - r->p) < 4) {
-        r->bad = 1;
-        return 0;
-    }
-    v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
-        (uint32_t)r->p[3] << 24;
-    r->p += 4;
-    return v;
-}
-
-static const uint8_t *read_bytes(reader *r, uint32_t n) {
-    const uint8_t *at = r->p;
-    if (r->bad || (size_t)(r->end - r->p) < n) {
-        r->bad = 1;
-        return NULL;
-    }
-    r->p += n;
-    return at;
-}
 
 tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
-    reader r, count;
+    tp_reader r, count;
     tp_tools *t;
     uint32_t k, j, n_params = 0, n_types = 0, n_names = 0;
     if (!blob || !out) return TP_ERR_ARG;
@@ -68,20 +44,20 @@ tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
     count = r;
     /* first pass: sizes */
     {
-        uint32_t n_tools = read_u32(&count);
+        uint32_t n_tools = tp_read_u32(&count);
         if (n_tools > len) return TP_ERR_ARG;
         for (k = 0; k < n_tools && !count.bad; k++) {
-            uint32_t n = read_u32(&count), np;
-            read_bytes(&count, n);
+            uint32_t n = tp_read_u32(&count), np;
+            tp_read_bytes(&count, n);
             n_names += n;
-            np = read_u32(&count);
+            np = tp_read_u32(&count);
             if (np > len) return TP_ERR_ARG;
             for (j = 0; j < np && !count.bad; j++) {
-                uint32_t m = read_u32(&count), nt;
-                read_bytes(&count, m);
+                uint32_t m = tp_read_u32(&count), nt;
+                tp_read_bytes(&count, m);
                 n_names += m;
-                nt = read_u32(&count);
-                if (!read_bytes(&count, nt * 4u) || nt > 64) return TP_ERR_ARG;
+                nt = tp_read_u32(&count);
+                if (!tp_read_bytes(&count, nt * 4u) || nt > 64) return TP_ERR_ARG;
                 n_types += nt;
             }
             n_params += np;
@@ -90,7 +66,7 @@ tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
     }
     t = (tp_tools *)calloc(1, sizeof *t);
     if (!t) return TP_ERR_NOMEM;
-    t->n_tools = read_u32(&r);
+    t->n_tools = tp_read_u32(&r);
     t->tools = (tool_entry *)calloc(t->n_tools + 1, sizeof(tool_entry));
     t->params = (tool_param *)calloc(n_params + 1, sizeof(tool_param));
     t->types = (uint32_t *)calloc(n_types + 1, sizeof(uint32_t));
@@ -102,22 +78,22 @@ tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
     n_params = n_types = n_names = 0;
     for (k = 0; k < t->n_tools; k++) {
         tool_entry *tool = &t->tools[k];
-        tool->name_len = read_u32(&r);
+        tool->name_len = tp_read_u32(&r);
         tool->name_off = n_names;
-        memcpy(t->names + n_names, read_bytes(&r, tool->name_len), tool->name_len);
+        memcpy(t->names + n_names, tp_read_bytes(&r, tool->name_len), tool->name_len);
         n_names += tool->name_len;
-        tool->n_params = read_u32(&r);
+        tool->n_params = tp_read_u32(&r);
         tool->params_off = n_params;
         for (j = 0; j < tool->n_params; j++) {
             tool_param *p = &t->params[n_params++];
             uint32_t q;
-            p->name_len = read_u32(&r);
+            p->name_len = tp_read_u32(&r);
             p->name_off = n_names;
-            memcpy(t->names + n_names, read_bytes(&r, p->name_len), p->name_len);
+            memcpy(t->names + n_names, tp_read_bytes(&r, p->name_len), p->name_len);
             n_names += p->name_len;
-            p->n_types = read_u32(&r);
+            p->n_types = tp_read_u32(&r);
             p->types_off = n_types;
-            for (q = 0; q < p->n_types; q++) t->types[n_types++] = read_u32(&r);
+            for (q = 0; q < p->n_types; q++) t->types[n_types++] = tp_read_u32(&r);
         }
     }
     *out = t;

@@ -9,6 +9,11 @@
 #include "json.h"
 
 enum { R_OK, R_NEED, R_FAIL };
+
+/* Instructions in a row without the parse getting further into the input: a compiled
+ * grammar stays far below (no left recursion, no empty repetition); only a corrupt
+ * program loops, and then the parse ends with a "limit" error instead of hanging. */
+#define MAX_IDLE_STEPS (1u << 20)
 enum { LOG_OPEN, LOG_CLOSE, LOG_ERROR, LOG_ABORT };
 enum { SUB_NONE, SUB_UNTIL, SUB_JSON };
 
@@ -297,6 +302,13 @@ static int until_done(tp_vm *vm, uint32_t flags, uint64_t stop_at) {
     return R_OK;
 }
 
+/* The matcher found a stop in vm->pending (offsets from scan_from): make them absolute. */
+static void hold_match(tp_vm *vm) {
+    vm->pending.start += vm->scan_from;
+    vm->pending.end += vm->scan_from;
+    vm->has_pending = 1;
+}
+
 static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
     const tp_stopset *set = tp_program_stopset(vm->prog, set_index);
     tp_matcher *m = vm->matchers[set_index];
@@ -326,18 +338,14 @@ static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
                                           &vm->pending, 1, &n);
             vm->fed_to += used;
             if (n) {
-                vm->pending.start += vm->scan_from;
-                vm->pending.end += vm->scan_from;
-                vm->has_pending = 1;
+                hold_match(vm);
                 continue;
             }
         }
         if (vm->eof && !tp_matcher_finished(m)) {
             tp_matcher_finish(m, &vm->pending, 1, &n);
             if (n) {
-                vm->pending.start += vm->scan_from;
-                vm->pending.end += vm->scan_from;
-                vm->has_pending = 1;
+                hold_match(vm);
                 continue;
             }
         }
@@ -406,12 +414,27 @@ static int op_json(tp_vm *vm, uint32_t operand) {
 
 /* -- the loop ------------------------------------------------------------------------------ */
 
+/* A program that runs without end: the parse ends with a limit error. */
+static tp_status give_up(tp_vm *vm) {
+    vm->choices.len = vm->recovers.len = 0;
+    vm->cut_level = 0;
+    vm->sub = SUB_NONE;
+    TRY(log_push(vm, LOG_ERROR, TP_PE_LIMIT, 0, vm->pos));
+    TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
+    vm->tags = 0;
+    vm->finished = 1;
+    return TP_OK;
+}
+
 static tp_status run(tp_vm *vm) {
     const uint32_t *code = vm->code;
+    uint32_t idle = 0;
+    uint64_t furthest = vm->pos;
     while (!vm->finished) {
         uint32_t pc = vm->pc, op = code[pc];
         uint32_t a = pc + 1 < vm->n_code ? code[pc + 1] : 0;
         int r;
+        if (++idle > MAX_IDLE_STEPS) return give_up(vm);
         switch (op) {
         case TP_OP_LIT: r = op_lit(vm, a); break;
         case TP_OP_UNTIL: r = op_until(vm, a, code[pc + 2]); break;
@@ -515,6 +538,10 @@ static tp_status run(tp_vm *vm) {
             continue;
         }
         if (r == R_NEED) break;
+        if (vm->pos > furthest) {
+            furthest = vm->pos;
+            idle = 0;
+        }
         if (r == R_OK) {
             vm->pc = pc + 1 + (op == TP_OP_UNTIL || op == TP_OP_JSON ? 2u : op == TP_OP_LIT ? 1u : 0u);
         } else {

@@ -26,6 +26,11 @@ _DIALECTS: tuple[Dialect, ...] = ("strict", "lenient", "python")
 
 NEED_MORE = object()
 
+# Instructions in a row without the parse getting further into the input: a compiled
+# grammar stays far below (no left recursion, no empty repetition); only a corrupt
+# program loops, and then the parse ends with a "limit" error instead of hanging.
+MAX_IDLE_STEPS = 1 << 20
+
 Op = tuple[Any, ...]
 
 
@@ -127,9 +132,15 @@ class VM:
 
     def _run(self) -> None:
         code = self.code
+        idle = 0
+        furthest = self.pos
         while not self.finished:
             pc = self.pc
             op = code[pc]
+            idle += 1
+            if idle > MAX_IDLE_STEPS:
+                self._give_up()
+                break
             if op == g.OP_LIT:
                 result = self._lit(self.strings[code[pc + 1]])
             elif op == g.OP_UNTIL:
@@ -145,6 +156,8 @@ class VM:
                 continue
             if result is NEED_MORE:
                 break
+            if self.pos > furthest:
+                furthest, idle = self.pos, 0
             if result is True:
                 self.pc = pc + 1 + g.OPERANDS[op]
             else:
@@ -212,6 +225,17 @@ class VM:
         choice = self.choices.pop()
         self.cut_level = min(self.cut_level, len(self.choices))
         return choice
+
+    def _give_up(self) -> None:
+        """A program that runs without end: the parse ends with a limit error."""
+        self.choices.clear()
+        self.cut_level = 0
+        self.recovers.clear()
+        self.sub = None
+        self.log.append(("error", self.pos, "limit", self.pos))
+        self.log.append(("abort", self.pos, 0))
+        self.tags = 0
+        self.finished = True
 
     def _restore(self, choice: _Choice) -> None:
         self.pos = choice.pos
