@@ -47,25 +47,24 @@ def get_format(name: str | Format) -> Format:
 def format_for_model(model_id: str) -> Format:
     """The format a Hugging Face model emits, e.g. "Qwen/Qwen3-8B" -> qwen3.
 
-    Matches the formats' model_ids (ids or glob patterns, case-insensitive), with or
-    without the organization; the most specific pattern wins.
+    Matches the formats' model_ids (ids or glob patterns, case-insensitive): first with
+    the organization, then by the model's name alone (so a re-upload under another
+    organization still matches); the most specific pattern wins.
     """
     wanted = model_id.strip().lower()
-    short = wanted.rsplit("/", 1)[-1]
-    best: tuple[int, Format] | None = None
-    for fmt in FORMATS.values():
-        for pattern in fmt.model_ids:
-            pat = pattern.lower()
-            if not ("/" in pat and "/" in wanted):  # compare without the organization
-                pat, target = pat.rsplit("/", 1)[-1], short
-            else:
-                target = wanted
-            if fnmatch.fnmatchcase(target, pat):
-                score = len(pat.replace("*", ""))
-                if best is None or score > best[0]:
-                    best = (score, fmt)
-    if best is not None:
-        return best[1]
+    for with_org in (True, False):
+        best: tuple[int, Format] | None = None
+        for fmt in FORMATS.values():
+            for pattern in fmt.model_ids:
+                pat, target = pattern.lower(), wanted
+                if not (with_org and "/" in pat and "/" in wanted):
+                    pat, target = pat.rsplit("/", 1)[-1], wanted.rsplit("/", 1)[-1]
+                if fnmatch.fnmatchcase(target, pat):
+                    score = len(pat.replace("*", ""))
+                    if best is None or score > best[0]:
+                        best = (score, fmt)
+        if best is not None:
+            return best[1]
     known = [m for f in FORMATS.values() for m in f.model_ids]
     close = difflib.get_close_matches(model_id, known, n=5, cutoff=0.4)
     hint = f"; close: {', '.join(close)}" if close else ""

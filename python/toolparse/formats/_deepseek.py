@@ -1,0 +1,220 @@
+# The DeepSeek markers are spelled with U+FF5C FULLWIDTH VERTICAL LINE, on purpose.
+# ruff: noqa: RUF001, RUF002, RUF003
+"""Marker strings and grammar pieces shared by the DeepSeek formats.
+
+The markers are written with U+FF5C FULLWIDTH VERTICAL LINE (｜) and U+2581 LOWER ONE
+EIGHTH BLOCK (▁), as the DeepSeek tokenizers spell their special tokens.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..grammar import (
+    Grammar,
+    Node,
+    ahead,
+    choice,
+    cut,
+    eof,
+    json,
+    lit,
+    many,
+    opt,
+    recover,
+    ref,
+    seq,
+    stop,
+    tag,
+    until,
+    ws,
+)
+from ._base import call_block, skip_past, think_block
+
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+# -- the token form of V3, R1 and V3.1 -----------------------------------------------------
+
+CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+CALLS_END = "<｜tool▁calls▁end｜>"
+CALL_BEGIN = "<｜tool▁call▁begin｜>"
+CALL_END = "<｜tool▁call▁end｜>"
+TOOL_SEP = "<｜tool▁sep｜>"
+# Openers of the calls section that models really write besides the right one: ASCII
+# underscores, spaces, markdown-escaped underscores, and a short <｜tool▁calls｜> (seen from
+# the R1 distills; llama.cpp accepts all four in its DeepSeek R1 and V3.1 parsers).
+CALLS_BEGIN_VARIANTS = (
+    CALLS_BEGIN,
+    "<｜tool_calls_begin｜>",
+    "<｜tool calls begin｜>",
+    "<｜tool\\_calls\\_begin｜>",
+    "<｜tool▁calls｜>",
+)
+TOKEN_MARKERS = (*CALLS_BEGIN_VARIANTS, CALLS_END, CALL_BEGIN, CALL_END, TOOL_SEP)
+# What ends the text before a call: a section opener, or a call opened without one.
+TOKEN_CALL_STARTS = (*CALLS_BEGIN_VARIANTS, CALL_BEGIN)
+
+
+def fenced_call_body() -> Node:
+    """V3 and R1: function<｜tool▁sep｜>NAME, a newline, and the arguments in a json fence."""
+    return seq(
+        lit("function"),
+        lit(TOOL_SEP),
+        tag("tool_name", until("\n", CALL_END, need_stop=True)),
+        ws(),
+        lit("```json"),
+        ws(),
+        tag("tool_args", json(kind="object")),
+        ws(),
+        lit("```"),
+    )
+
+
+def token_body(call_body: Node, first_call_opening: Node | None = None) -> dict[str, Node]:
+    """The rules after the reasoning block of the token form.
+
+    body: content, calls sections, calls opened without a section, and a stray section
+    closer, in any order.  A section is an opener, calls separated by whitespace, and
+    <｜tool▁calls▁end｜> (optional: some outputs stop after the last call's end).
+    call_body: what lies between <｜tool▁call▁begin｜> and <｜tool▁call▁end｜>.
+    first_call_opening: when given, the first call of a section may leave out
+    <｜tool▁call▁begin｜> where this lookahead matches.
+    """
+    section: list[Node] = [choice(*(lit(m) for m in CALLS_BEGIN_VARIANTS)), cut(), ws()]
+    rules: dict[str, Node] = {}
+    if first_call_opening is not None:
+        section.append(opt(ref("first_call")))
+        rules["first_call"] = seq(
+            ahead(first_call_opening),
+            cut(),
+            recover(tag("tool_call", seq(call_body, ws(), lit(CALL_END))), skip_past(CALL_END)),
+            ws(),
+        )
+    section += [many(ref("call")), opt(seq(lit(CALLS_END), ws()))]
+    return rules | {
+        "body": seq(
+            many(choice(ref("section"), ref("call"), ref("stray_end"), ref("content"))),
+            eof(),
+        ),
+        "section": seq(*section),
+        "call": call_block(CALL_BEGIN, CALL_END, call_body),
+        "stray_end": seq(lit(CALLS_END), ws()),
+        "content": tag("content", until(*TOKEN_CALL_STARTS, CALLS_END, min1=True, commit=True)),
+    }
+
+
+# -- the DSML form of V3.2 and V4 ----------------------------------------------------------
+
+DSML = "｜DSML｜"
+INVOKE_OPEN = f'<{DSML}invoke name="'
+INVOKE_CLOSE = f"</{DSML}invoke>"
+PARAM_OPEN = f'<{DSML}parameter name="'
+PARAM_CLOSE = f"</{DSML}parameter>"
+
+
+def dsml_markers(block: str) -> tuple[str, str, tuple[str, ...]]:
+    """(block opener, block closer, every marker) for the <｜DSML｜block> wrapper."""
+    block_open, block_close = f"<{DSML}{block}>", f"</{DSML}{block}>"
+    markers = (block_open, block_close, INVOKE_OPEN, INVOKE_CLOSE, PARAM_OPEN, PARAM_CLOSE)
+    return block_open, block_close, markers
+
+
+def _value(block_close: str, decode: Literal["string", "json"]) -> Node:
+    """A parameter value up to </｜DSML｜parameter>, which ends it only where the next tag
+    follows: a value may hold that text (a file that documents the format, say)."""
+    end = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, INVOKE_CLOSE, block_close))
+    return tag("param_value", until(end, need_stop=True), decode=decode)
+
+
+def dsml_body(block: str) -> dict[str, Node]:
+    """The rules after the reasoning block of the DSML form.
+
+    body: content, then a block of invokes, then (rarely) more content.  The whitespace
+    right before the block opener (the template's blank line) is not content.
+    """
+    block_open, block_close, _ = dsml_markers(block)
+    return {
+        "body": seq(many(choice(ref("block"), ref("content"))), eof()),
+        "block": seq(
+            ws(),
+            lit(block_open),
+            cut(),
+            ws(),
+            many(ref("invoke")),
+            opt(seq(lit(block_close), ws())),
+        ),
+        "invoke": seq(
+            lit(INVOKE_OPEN),
+            cut(),
+            recover(
+                tag("tool_call", ref("invoke_rest")),
+                seq(until(INVOKE_CLOSE, block_close), opt(lit(INVOKE_CLOSE))),
+            ),
+            ws(),
+        ),
+        "invoke_rest": seq(
+            tag("tool_name", until('"', "\n", "<", need_stop=True)),
+            lit('"'),
+            ws(),
+            lit(">"),
+            ws(),
+            choice(
+                seq(ahead(lit("{")), cut(), tag("tool_args", json(kind="object")), ws()),
+                many(ref("parameter")),
+            ),
+            lit(INVOKE_CLOSE),
+        ),
+        "parameter": seq(
+            lit(PARAM_OPEN),
+            cut(),
+            tag("param_name", until('"', "\n", "<", need_stop=True)),
+            lit('"'),
+            ws(),
+            choice(
+                seq(lit('string="true"'), cut(), ws(), lit(">"), _value(block_close, "string")),
+                seq(lit('string="false"'), cut(), ws(), lit(">"), _value(block_close, "json")),
+            ),
+            lit(PARAM_CLOSE),
+            ws(),
+        ),
+        "content": tag(
+            "content",
+            until(f"\n\n{block_open}", f"\n{block_open}", block_open, min1=True, commit=True),
+        ),
+    }
+
+
+# -- reasoning ------------------------------------------------------------------------------
+
+
+def reasoning_rules(*ends: str) -> dict[str, Node]:
+    """think (a <think> block the output opens) and start_in_reasoning (the template
+    opened it), both ending at </think> or at one of `ends` (not consumed).
+
+    When the template opened the block, a <think> the output writes again is not
+    reasoning (vLLM's DeepSeek R1 and V4 parsers drop it too)."""
+    think, rest = think_block(THINK_OPEN, THINK_CLOSE, *ends)
+    return {
+        "think": think,
+        "reasoning_rest": rest,
+        "start_in_reasoning": seq(
+            opt(seq(ws(), lit(THINK_OPEN))), ref("reasoning_rest"), ref("body")
+        ),
+    }
+
+
+def dsml_grammar(block: str) -> Grammar:
+    """The whole grammar of a DSML format whose call block is <｜DSML｜block>.
+
+    The template ends the prompt with <think> in thinking mode ("start_in_reasoning") and
+    with </think> otherwise; "start" also takes a <think> block the output opens and a bare
+    </think> it writes first.  The block opener ends unfinished reasoning."""
+    block_open, _, _ = dsml_markers(block)
+    return Grammar(
+        rules={
+            "start": seq(ws(), opt(choice(ref("think"), seq(lit(THINK_CLOSE), ws()))), ref("body"))
+        }
+        | reasoning_rules(f"\n\n{block_open}", f"\n{block_open}", block_open)
+        | dsml_body(block),
+        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
+    )

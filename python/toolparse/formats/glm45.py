@@ -1,0 +1,159 @@
+"""GLM-4.5 / 4.6 / 4.7 XML calls: ``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>``.
+
+What GLM-4.5 and GLM-4.6 emit (the chat template writes the name, then each argument on its
+own line; the model opens its own ``<think>`` block)::
+
+    <think>The user wants the weather in Paris and Tokyo.</think>
+    I'll check both cities.
+    <tool_call>get_weather
+    <arg_key>city</arg_key>
+    <arg_value>Paris</arg_value>
+    </tool_call>
+    <tool_call>get_weather
+    <arg_key>city</arg_key>
+    <arg_value>Tokyo</arg_value>
+    </tool_call>
+
+What GLM-4.7 changed (its chat template): no newline after the name nor between the tags,
+calls follow each other directly, a call may have no argument at all, and the generation
+prompt ends with ``<|assistant|><think>`` (``</think>`` when thinking is off). One line in
+the output, wrapped here before ``<tool_call>``::
+
+    Ok.</think><tool_call>read_file<arg_key>path</arg_key><arg_value>a.md</arg_value></tool_call>
+    <tool_call>get_current_time</tool_call>
+
+Facts relied on:
+
+- Markers and layout: the GLM-4.5 and GLM-4.6 chat templates (llama.cpp
+  models/templates/glm_4_5.jinja, GLM-4.6.jinja) and the GLM-4.7 template; llama.cpp's
+  GLM_4_5 format; vLLM's glm4_moe and glm47 parsers; SGLang's glm4_moe and glm47 detectors.
+- The name ends at a newline (GLM-4.5/4.6), directly at ``<arg_key>`` (GLM-4.7) or at
+  ``</tool_call>`` (GLM-4.7 calls without arguments, SGLang and rtp-llm accept them). GLM-4.5-Air
+  has been seen writing ``<tool_call>ls <arg_key>dirPath</arg_key> <arg_value>backend``
+  (ik_llama.cpp discussion #753): any whitespace ends the name, and whitespace between the
+  tags is skipped.
+- Values: the templates write a string verbatim and anything else as JSON, so a value is
+  typed by the tool schema (needs_tools): a string parameter keeps its text exactly (vLLM
+  keeps string values verbatim, surrounding whitespace included), other types are read as
+  JSON (a value that does not parse as its type stays a string). A value ends at
+  ``</arg_value>`` only where ``<arg_key>`` or ``</tool_call>`` comes next, so a value may
+  contain that text (code that mentions it, for instance).
+- Reasoning: ``<think>`` ... ``</think>``; an empty ``<think></think>`` (the templates put
+  one in every turn without reasoning) gives empty reasoning. A ``<tool_call>`` inside
+  unfinished reasoning ends it. Peers disagree: vLLM's older glm45 reasoning parser ends
+  reasoning only at ``</think>``, its newer GLM-4.7 engine parser ends it at the call; no
+  GLM output drafting a call inside its reasoning is known, so this follows the engine.
+- GLM-4.7 (and the GLM-5 templates) pre-open the reasoning block: the output starts inside
+  it. This format's default follows GLM-4.5/4.6, whose output opens the block itself, so
+  pass reasoning_in_prompt=True for GLM-4.7 with thinking on. A ``<think>`` the model writes
+  anyway at the start is accepted in that mode too.
+
+Choices: whitespace around calls, after ``</think>`` and between tags is consumed, not
+content; text before, between and after calls is content; ``<think>`` tags after content
+are content.
+"""
+
+from __future__ import annotations
+
+from ..grammar import (
+    Grammar,
+    Node,
+    choice,
+    cut,
+    eof,
+    lit,
+    many,
+    opt,
+    ref,
+    seq,
+    stop,
+    tag,
+    until,
+    ws,
+)
+from ._base import Format, call_block, think_block
+
+TOOL_OPEN, TOOL_CLOSE = "<tool_call>", "</tool_call>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+KEY_OPEN, KEY_CLOSE = "<arg_key>", "</arg_key>"
+VALUE_OPEN, VALUE_CLOSE = "<arg_value>", "</arg_value>"
+
+# The name ends at whitespace (GLM-4.5/4.6 write a newline after it), or directly at the
+# first argument or the end of the call (GLM-4.7).
+_NAME_END = ("\n", "\r", "\t", " ", KEY_OPEN, TOOL_CLOSE)
+# A value ends at </arg_value> only where the next argument or the end of the call follows.
+_VALUE_END = stop(VALUE_CLOSE, followed_by=(KEY_OPEN, TOOL_CLOSE))
+
+
+def glm_call_rules() -> dict[str, Node]:
+    """The call rules shared by the GLM-style formats (GLM-4.5 to 4.7, Ling 3)."""
+    return {
+        "call": call_block(
+            TOOL_OPEN,
+            TOOL_CLOSE,
+            seq(
+                tag("tool_name", until(*_NAME_END, need_stop=True)),
+                ws(),
+                many(ref("argument")),
+            ),
+        ),
+        "argument": seq(
+            lit(KEY_OPEN),
+            cut(),
+            tag("param_name", until(KEY_CLOSE, need_stop=True)),
+            lit(KEY_CLOSE),
+            ws(),
+            lit(VALUE_OPEN),
+            tag("param_value", until(_VALUE_END, need_stop=True)),
+            lit(VALUE_CLOSE),
+            ws(),
+        ),
+    }
+
+
+def pre_opened(reasoning_rest: Node) -> Node:
+    """Reasoning the template opened, tolerating a ``<think>`` the model writes anyway."""
+    return seq(opt(seq(ws(), lit(THINK_OPEN))), reasoning_rest)
+
+
+_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN)
+
+FORMAT = Format(
+    name="glm45",
+    aliases=("glm", "glm47", "glm4_moe"),
+    description="GLM-4.5, 4.6 and 4.7: <think> reasoning, <tool_call>NAME with <arg_key> and "
+    "<arg_value> pairs; values typed by the tool schemas",
+    families=("GLM-4.5", "GLM-4.6", "GLM-4.7"),
+    model_ids=("zai-org/GLM-4.5*", "zai-org/GLM-4.6*", "zai-org/GLM-4.7*"),
+    reasoning="optional",
+    call_in_reasoning="ends_reasoning",
+    needs_tools=True,
+    markers=(
+        TOOL_OPEN,
+        TOOL_CLOSE,
+        THINK_OPEN,
+        THINK_CLOSE,
+        KEY_OPEN,
+        KEY_CLOSE,
+        VALUE_OPEN,
+        VALUE_CLOSE,
+    ),
+    call_markers=(TOOL_OPEN, TOOL_CLOSE),
+    grammar=Grammar(
+        rules={
+            "start": seq(ws(), opt(ref("think")), ref("body")),
+            "start_in_reasoning": seq(pre_opened(ref("reasoning_rest")), ref("body")),
+            "think": _think,
+            "reasoning_rest": _reasoning_rest,
+            "body": seq(many(choice(ref("call"), ref("content"))), eof()),
+            "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
+        }
+        | glm_call_rules(),
+        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
+    ),
+    examples=(
+        "<think>The user wants the weather in Paris.</think>\n<tool_call>get_weather\n"
+        "<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+    ),
+)

@@ -1,0 +1,152 @@
+"""MiniMax-M2 XML calls: ``<minimax:tool_call>`` blocks of ``<invoke name="...">`` elements.
+
+The chat template's generation prompt ends with ``<think>`` and a newline, so the output
+starts inside the reasoning block; a block holds one or more invokes, one call each::
+
+    The user wants news about two companies; I'll search for both at once.
+    </think>
+
+    <minimax:tool_call>
+    <invoke name="search_web">
+    <parameter name="query">OpenAI latest release</parameter>
+    </invoke>
+    <invoke name="search_web">
+    <parameter name="query">Gemini latest release</parameter>
+    <parameter name="site">blog.google</parameter>
+    </invoke>
+    </minimax:tool_call>
+
+Facts relied on:
+
+- Markers and layout: the MiniMax-M2 chat template (llama.cpp
+  models/templates/unsloth-MiniMax-M2.jinja: ``<invoke name="NAME">``, each argument as
+  ``<parameter name="KEY">VALUE</parameter>``, a string verbatim and anything else as JSON,
+  and the generation prompt ``]~b]ai`` + ``<think>`` + newline); llama.cpp's MINIMAX_M2
+  format; vLLM's minimax_m2 engine parser and SGLang's MinimaxM2Detector.
+- The output does not repeat ``<think>``: vLLM's minimax_m2_append_think reasoning parser and
+  the engine parser (which starts in reasoning) exist for that, so reasoning_in_prompt
+  defaults to True; a ``<think>`` written anyway at the start is accepted.
+- A ``<minimax:tool_call>`` inside unfinished reasoning ends it (vLLM's engine parser).
+- Each invoke is one call, delivered at its ``</invoke>`` (vLLM and SGLang end a call there),
+  so the call markers are ``<invoke name="`` and ``</invoke>``.
+- Values are typed by the tool schema (needs_tools). Peers disagree on whitespace: SGLang
+  strips newlines around a value, vLLM's engine parser keeps the value verbatim because
+  the template writes it inline between ``>`` and ``</parameter>``; this follows the
+  template and vLLM, so a string value keeps its text exactly. A value ends at
+  ``</parameter>`` only where ``<parameter name="`` or ``</invoke>`` comes next. Names are
+  double-quoted as the template writes them (vLLM also accepts single quotes or none).
+
+Choices: whitespace around blocks, between invokes and parameters and after ``</think>``
+is consumed, not content. A broken invoke is reported and skipped up to its ``</invoke>``
+(or the end of the block); text inside a block that is not an invoke is reported and the
+rest of the block skipped. A stream that ends after a complete invoke, before
+``</minimax:tool_call>``, loses nothing: the calls delivered stand and no error is added
+(an invoke cut short is the ``incomplete`` error).
+"""
+
+from __future__ import annotations
+
+from ..grammar import (
+    Grammar,
+    choice,
+    cut,
+    eof,
+    lit,
+    many,
+    opt,
+    recover,
+    ref,
+    seq,
+    stop,
+    tag,
+    until,
+    ws,
+)
+from ._base import Format, skip_past, think_block
+
+BLOCK_OPEN, BLOCK_CLOSE = "<minimax:tool_call>", "</minimax:tool_call>"
+INVOKE_OPEN, INVOKE_CLOSE = '<invoke name="', "</invoke>"
+PARAM_OPEN, PARAM_CLOSE = '<parameter name="', "</parameter>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+# A value ends at </parameter> only where the next parameter or the end of the invoke follows.
+_VALUE_END = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, INVOKE_CLOSE))
+
+_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, BLOCK_OPEN)
+
+FORMAT = Format(
+    name="minimax_m2",
+    aliases=("minimax-m2",),
+    description="MiniMax-M2: reasoning opened by the template, <minimax:tool_call> blocks of "
+    "<invoke> calls with <parameter> values typed by the tool schemas",
+    families=("MiniMax-M2",),
+    model_ids=("MiniMaxAI/MiniMax-M2*",),
+    reasoning="optional",
+    reasoning_in_prompt=True,
+    call_in_reasoning="ends_reasoning",
+    needs_tools=True,
+    markers=(
+        BLOCK_OPEN,
+        BLOCK_CLOSE,
+        INVOKE_OPEN,
+        INVOKE_CLOSE,
+        PARAM_OPEN,
+        PARAM_CLOSE,
+        THINK_OPEN,
+        THINK_CLOSE,
+    ),
+    call_markers=(INVOKE_OPEN, INVOKE_CLOSE),
+    grammar=Grammar(
+        rules={
+            "start": seq(ws(), opt(ref("think")), ref("body")),
+            "start_in_reasoning": seq(
+                opt(seq(ws(), lit(THINK_OPEN))), ref("reasoning_rest"), ref("body")
+            ),
+            "think": _think,
+            "reasoning_rest": _reasoning_rest,
+            "body": seq(many(choice(ref("block"), ref("content"))), eof()),
+            "block": seq(
+                lit(BLOCK_OPEN),
+                cut(),
+                recover(
+                    seq(ws(), many(ref("invoke")), choice(lit(BLOCK_CLOSE), eof())),
+                    skip_past(BLOCK_CLOSE),
+                ),
+                ws(),
+            ),
+            "invoke": seq(
+                lit(INVOKE_OPEN),
+                cut(),
+                recover(
+                    tag(
+                        "tool_call",
+                        seq(
+                            tag("tool_name", until('"', need_stop=True)),
+                            lit('">'),
+                            ws(),
+                            many(ref("parameter")),
+                            lit(INVOKE_CLOSE),
+                        ),
+                    ),
+                    seq(until(INVOKE_CLOSE, BLOCK_CLOSE), opt(lit(INVOKE_CLOSE))),
+                ),
+                ws(),
+            ),
+            "parameter": seq(
+                lit(PARAM_OPEN),
+                cut(),
+                tag("param_name", until('"', need_stop=True)),
+                lit('">'),
+                tag("param_value", until(_VALUE_END, need_stop=True)),
+                lit(PARAM_CLOSE),
+                ws(),
+            ),
+            "content": tag("content", until(BLOCK_OPEN, min1=True, commit=True)),
+        },
+        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
+    ),
+    examples=(
+        'Checking the weather.\n</think>\n\n<minimax:tool_call>\n<invoke name="get_weather">\n'
+        '<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>',
+    ),
+)
