@@ -23,6 +23,7 @@ from . import (
     formats,
     get_format,
 )
+from .formats import Format
 from .message import Message
 
 
@@ -122,17 +123,26 @@ def _parse(args: argparse.Namespace) -> int:
 
 
 def _formats(args: argparse.Namespace) -> int:
+    def reasoning(f: Format) -> str:
+        if f.reasoning == "none":
+            return "-"
+        opened = "opened by the template" if f.reasoning_in_prompt else "optional"
+        implicit = ", a call ends it" if f.call_in_reasoning == "ends_reasoning" else ""
+        return opened + implicit
+
     rows = [
         (
             f.name,
             ", ".join(f.aliases),
             ", ".join(f.families),
-            f.reasoning + (" (in prompt)" if f.reasoning_in_prompt else ""),
-            "yes" if f.needs_tools else "",
+            reasoning(f),
+            "yes" if f.parallel_calls else "no",
+            "by schema" if f.needs_tools else "JSON",
+            "carried" if f.carries_ids else "generated",
         )
         for f in formats()
     ]
-    header = ("format", "aliases", "model families", "reasoning", "needs tools")
+    header = ("format", "aliases", "model families", "reasoning", "parallel", "arguments", "ids")
     if args.markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
