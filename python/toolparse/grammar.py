@@ -320,12 +320,17 @@ def json_call(
     *,
     dialect: str = "strict",
     extra_keys: bool = True,
+    commit: bool = True,
 ) -> Node:
     """A JSON object whose keys carry roles, in any order: the tool name (a string), the
     arguments (an object) and optionally an id (a string); other keys are skipped when
-    extra_keys.  Cuts after each known key, so arguments stream as they arrive."""
+    extra_keys.  With commit, it cuts after each known key, so arguments stream as they
+    arrive; without, a failure anywhere lets an enclosing alternative take the text (for
+    JSON that may or may not be a call), and nothing is emitted before the object ends."""
 
     def key(name: str) -> Node:
+        if not commit:
+            return seq(lit(_json.dumps(name)), ws(), lit(":"), ws())
         return seq(lit(_json.dumps(name)), ws(), lit(":"), cut(), ws())
 
     members: list[Node] = []

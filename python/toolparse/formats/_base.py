@@ -41,6 +41,8 @@ class Format:
     call_markers: (the marker that opens a call, the one that closes it), where a call
     has both: a call ends only once its closing marker has arrived.
     carries_ids: the output carries tool call ids (else they are generated).
+    fallback: a raw-text convention for models with no native format (prompted to write
+    calls this way); format_for_model never picks it, so it has no model_ids.
     """
 
     name: str
@@ -57,6 +59,7 @@ class Format:
     call_markers: tuple[str, str] | None = None
     parallel_calls: bool = True
     carries_ids: bool = False
+    fallback: bool = False
     examples: tuple[str, ...] = field(default=())
 
     @cached_property
