@@ -611,8 +611,10 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         if (st == TP_OK && f.role == TP_ROLE_TOOL_NAME) {
             st = set_name(e, value, len);
         } else if (st == TP_OK && f.role == TP_ROLE_TOOL_ID) {
-            c->carried_id.len = 0;
-            st = tp_buf_append(&c->carried_id, value, len);
+            if (c->index < 0) { /* after the announcement, the announced id stays */
+                c->carried_id.len = 0;
+                st = tp_buf_append(&c->carried_id, value, len);
+            }
         } else if (st == TP_OK) {
             uint32_t nt = 0;
             const uint32_t *types = NULL;

@@ -441,3 +441,18 @@ def test_events_are_immutable(event: Any) -> None:
     with pytest.raises(AttributeError):
         setattr(event, field, None)
     assert getattr(event, field) == before
+
+
+@by_engine
+def test_an_id_after_the_announcement_does_not_change_the_call_id(engine: str) -> None:
+    from toolparse.formats import Format
+    from toolparse.grammar import Grammar, cut, eof, json_call, seq
+
+    body = seq(lit("<c>"), cut(), tag("tool_call", seq(json_call(id_keys=("id",)), lit("</c>"))))
+    fmt = Format(name="ids_last", grammar=Grammar({"start": seq(body, eof())}, {"start": "start"}))
+    text = '<c>{"name": "f", "arguments": {"a": 1}, "id": "ID7"}</c>'
+    events = run_events(StreamParser(fmt, engine=engine, seed=3), text.encode())
+    start = next(e for e in events if isinstance(e, ToolCallStart))
+    end = next(e for e in events if isinstance(e, ToolCallEnd))
+    assert start.id == end.call.id
+    assert start.id.startswith("call_")  # generated: the carried id came after the arguments

@@ -284,7 +284,8 @@ class Emitter:
         elif role == "tool_name":
             self._name(self._decode(frame), out)
         elif role == "tool_id":
-            call.carried_id = self._decode(frame)
+            if call.index is None:  # after the announcement, the announced id stays
+                call.carried_id = self._decode(frame)
         elif role == "param_name":
             name = self._decode(frame)
             call.param = name
