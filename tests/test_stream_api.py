@@ -58,6 +58,10 @@ CUT_INSIDE_A_CALL = {
         '<parameter name="city">Os'
     ),
     "seed_oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Os",
+    "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Os',
+    "gpt_oss": (
+        '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Os'
+    ),
     "deepseek_v3": f"{CALLS_BEGIN}{CALL_BEGIN}function{TOOL_SEP}get_weather\n```json\n"
     + '{"city": "Os',
     "deepseek_r1": (
