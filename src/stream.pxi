@@ -25,6 +25,27 @@ cdef inline str _text(const uint8_t *arena, uint32_t off, uint32_t n):
     return PyUnicode_DecodeUTF8(<const char *>arena + off, n, "replace")
 
 
+# The per-token events are made without the Python-level constructor call: the type's
+# tp_new (with its freelist) and a field store.
+cdef inline ContentDelta _content(str text):
+    cdef ContentDelta event = ContentDelta.__new__(ContentDelta)
+    event.text = text
+    return event
+
+
+cdef inline ReasoningDelta _reasoning(str text):
+    cdef ReasoningDelta event = ReasoningDelta.__new__(ReasoningDelta)
+    event.text = text
+    return event
+
+
+cdef inline ToolCallArgsDelta _args_delta(Py_ssize_t index, str text):
+    cdef ToolCallArgsDelta event = ToolCallArgsDelta.__new__(ToolCallArgsDelta)
+    event.index = index
+    event.text = text
+    return event
+
+
 cdef class NativeProgram:
     """A compiled format program loaded into the C core; share it between streams."""
 
@@ -123,11 +144,11 @@ cdef class NativeStream:
         for k in range(n):
             ev = &events[k]
             if ev.kind == TP_EV_CONTENT:
-                out.append(ContentDelta(_text(arena, ev.text_off, ev.text_len)))
+                out.append(_content(_text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_ARGS:
-                out.append(ToolCallArgsDelta(ev.index, _text(arena, ev.text_off, ev.text_len)))
+                out.append(_args_delta(ev.index, _text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_REASONING:
-                out.append(ReasoningDelta(_text(arena, ev.text_off, ev.text_len)))
+                out.append(_reasoning(_text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_CALL_START:
                 carried = _text(arena, ev.aux_off, ev.aux_len)
                 call_id = carried or self.id_factory()
