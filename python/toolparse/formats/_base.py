@@ -15,6 +15,7 @@ from ..grammar import (
     lit,
     opt,
     recover,
+    ref,
     seq,
     tag,
     until,
@@ -114,3 +115,17 @@ def think_block(open_marker: str, close_marker: str, *ends: str) -> tuple[Node, 
         opt(seq(lit(close_marker), ws())),
     )
     return seq(lit(open_marker), cut(), rest), rest
+
+
+def reasoning_rules(open_marker: str, close_marker: str, *ends: str) -> dict[str, Node]:
+    """The entry rules of a format whose output may open with a reasoning block: "start"
+    (optional whitespace, an optional block, then the format's "body" rule) and
+    "start_in_reasoning" (the chat template already opened the block).  `ends` are the
+    markers that end the reasoning implicitly, as in think_block()."""
+    think, rest = think_block(open_marker, close_marker, *ends)
+    return {
+        "start": seq(ws(), opt(ref("think")), ref("body")),
+        "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
+        "think": think,
+        "reasoning_rest": rest,
+    }

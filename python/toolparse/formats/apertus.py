@@ -40,7 +40,6 @@ from ..grammar import (
     json,
     lit,
     many,
-    opt,
     recover,
     ref,
     seq,
@@ -48,13 +47,12 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, skip_past, think_block
+from ._base import Format, reasoning_rules, skip_past
 from .nemotron_v2 import call_array
 
 THINK_OPEN, THINK_CLOSE = "<|inner_prefix|>", "<|inner_suffix|>"
 TOOLS_OPEN, TOOLS_CLOSE = "<|tools_prefix|>", "<|tools_suffix|>"
 
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE)
 
 # {"NAME": {arguments}}: the key is the tool name; cut once it is known, so the
 # arguments stream as they arrive
@@ -84,10 +82,7 @@ FORMAT = Format(
     call_markers=None,
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("tools"), ref("content"))), eof()),
             "tools": seq(
                 lit(TOOLS_OPEN),

@@ -44,7 +44,6 @@ from ..grammar import (
     json_call,
     lit,
     many,
-    opt,
     recover,
     ref,
     seq,
@@ -52,14 +51,13 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, skip_past, think_block
+from ._base import Format, reasoning_rules, skip_past
 from .nemotron_v2 import call_array
 
 THINK_OPEN, THINK_CLOSE = "<|START_THINKING|>", "<|END_THINKING|>"
 ACTION_OPEN, ACTION_CLOSE = "<|START_ACTION|>", "<|END_ACTION|>"
 RESPONSE_OPEN, RESPONSE_CLOSE = "<|START_RESPONSE|>", "<|END_RESPONSE|>"
 
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE)
 _call = json_call(("tool_name",), ("parameters", "arguments"), ("tool_call_id",))
 
 FORMAT = Format(
@@ -83,10 +81,7 @@ FORMAT = Format(
     call_markers=None,
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("action"), ref("wrapper"), ref("content"))), eof()),
             "action": seq(
                 lit(ACTION_OPEN),

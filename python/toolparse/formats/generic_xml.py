@@ -55,14 +55,13 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_block, think_block
+from ._base import Format, call_block, reasoning_rules
 
 TOOL_OPEN, TOOL_CLOSE = "<tool_call>", "</tool_call>"
 NAME_OPEN, NAME_CLOSE = "<name>", "</name>"
 ARGS_OPEN, ARGS_CLOSE = "<args>", "</args>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE)
 
 FORMAT = Format(
     name="generic_xml",
@@ -87,10 +86,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("call"), ref("content"))), eof()),
             "call": call_block(TOOL_OPEN, TOOL_CLOSE, seq(ref("name"), ws(), opt(ref("args")))),
             "name": seq(

@@ -54,7 +54,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_block, think_block
+from ._base import Format, call_block, reasoning_rules
 
 SECTION_BEGIN, SECTION_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 # the singular spelling vLLM also accepts
@@ -67,9 +67,6 @@ CALL_BEGIN, ARGS_BEGIN, CALL_END = (
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 SECTION_MARKERS = (SECTION_BEGIN, SECTION_BEGIN_1, SECTION_END, SECTION_END_1)
 
-_think, _reasoning_rest = think_block(
-    THINK_OPEN, THINK_CLOSE, SECTION_BEGIN, SECTION_BEGIN_1, CALL_BEGIN
-)
 # the id's parts end at the next marker too, so a malformed id never runs into the next call
 _ID_STOPS = (ARGS_BEGIN, CALL_END, CALL_BEGIN)
 
@@ -87,10 +84,7 @@ FORMAT = Format(
     call_markers=(CALL_BEGIN, CALL_END),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, SECTION_BEGIN, SECTION_BEGIN_1, CALL_BEGIN),
             "body": seq(many(choice(ref("call"), ref("section"), ref("content"))), eof()),
             "section": seq(choice(*(lit(m) for m in SECTION_MARKERS)), ws()),
             "call": call_block(

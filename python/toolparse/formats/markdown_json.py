@@ -60,7 +60,6 @@ from ..grammar import (
     json,
     lit,
     many,
-    opt,
     recover,
     ref,
     seq,
@@ -68,13 +67,11 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, skip_past, think_block
+from ._base import Format, reasoning_rules, skip_past
 
 FENCE_OPEN, FENCE_CLOSE = "```json", "```"
 LONG_FENCE = "````"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE)
 
 
 def _member(*keys: str) -> Node:
@@ -96,10 +93,7 @@ FORMAT = Format(
     call_markers=(FENCE_OPEN, FENCE_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("call"), ref("content"))), eof()),
             # No cut before the object has closed: until then the content alternative
             # may still take the block.

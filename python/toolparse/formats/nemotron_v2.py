@@ -42,7 +42,6 @@ from ..grammar import (
     json_call,
     lit,
     many,
-    opt,
     recover,
     ref,
     seq,
@@ -50,7 +49,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, skip_past, think_block
+from ._base import Format, reasoning_rules, skip_past
 
 TOOLCALL_OPEN, TOOLCALL_CLOSE = "<TOOLCALL>", "</TOOLCALL>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -69,8 +68,6 @@ def call_array(element: Node, close: str | None) -> Node:
     return seq(lit("["), ws(), choice(end, seq(call, many(seq(lit(","), ws(), call)), end)))
 
 
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE)
-
 FORMAT = Format(
     name="nemotron_v2",
     aliases=("nemotron_json",),
@@ -85,10 +82,7 @@ FORMAT = Format(
     call_markers=None,
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("block"), ref("content"))), eof()),
             "block": seq(
                 lit(TOOLCALL_OPEN),

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from ..grammar import Grammar, opt, ref, seq, ws
-from ._base import Format, think_block
+from ..grammar import Grammar
+from ._base import Format, reasoning_rules
 from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_CLOSE, TOOL_OPEN, json_call_body
 
 # A <tool_call> inside unfinished reasoning ends it: some models never close the block
 # before calling, and treating the call as reasoning stalls the agent.
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN)
 
 FORMAT = Format(
     name="qwen3",
@@ -23,10 +22,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, TOOL_OPEN),
         }
         | json_call_body(),
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},

@@ -18,7 +18,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_block, skip_past, think_block
+from ._base import Format, call_block, reasoning_rules, skip_past
 from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_CLOSE, TOOL_OPEN
 
 # A value ends at </parameter> only where the next tag follows, so a value may contain
@@ -31,7 +31,6 @@ _VALUE_END = (
 
 FUNCTION_OPEN = "<function="
 # Some outputs open a call with <function=NAME> directly, without <tool_call>.
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, FUNCTION_OPEN)
 
 FORMAT = Format(
     name="qwen3_coder",
@@ -46,10 +45,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, FUNCTION_OPEN),
             "body": seq(many(choice(ref("call"), ref("bare_call"), ref("content"))), eof()),
             "call": call_block(TOOL_OPEN, TOOL_CLOSE, seq(lit(FUNCTION_OPEN), ref("function"))),
             "bare_call": seq(
