@@ -2,6 +2,8 @@
 #include "emit.h"
 
 #include "json.h"
+#include "pyliteral.h"
+#include "text.h"
 
 typedef struct frame {
     uint8_t role, decode, held_len;
@@ -150,179 +152,6 @@ static tp_status push_error(tp_emitter *e, uint32_t kind, uint32_t msg, int32_t 
     return TP_OK;
 }
 
-/* -- helpers ---------------------------------------------------------------------------- */
-
-static int valid_prefix(const uint8_t *seq, size_t n) {
-    uint8_t lead = seq[0], lo = 0x80, hi = 0xBF;
-    size_t k;
-    if (lead < 0xC2 || lead > 0xF4) return 0;
-    if (n > 1) {
-        if (lead == 0xE0) lo = 0xA0;
-        else if (lead == 0xED) hi = 0x9F;
-        else if (lead == 0xF0) lo = 0x90;
-        else if (lead == 0xF4) hi = 0x8F;
-        if (seq[1] < lo || seq[1] > hi) return 0;
-    }
-    for (k = 2; k < n; k++) {
-        if (seq[k] < 0x80 || seq[k] > 0xBF) return 0;
-    }
-    return 1;
-}
-
-/* How many trailing bytes of data form an incomplete UTF-8 sequence more bytes could
- * still complete (0 to 3). */
-static size_t utf8_tail(const uint8_t *data, size_t n) {
-    size_t back;
-    for (back = 1; back <= 4 && back <= n; back++) {
-        uint8_t lead = data[n - back];
-        size_t need;
-        if (lead < 0x80) return 0;
-        if (lead >= 0xC0) {
-            need = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-            return back < need && valid_prefix(data + n - back, back) ? back : 0;
-        }
-    }
-    return 0;
-}
-
-/* Length of the valid UTF-8 character at s (1 to 4), or 0 with *bad set to the length
- * of the ill-formed part that one U+FFFD replaces (CPython's "replace": the maximal
- * subpart of a valid sequence, at least one byte). */
-static size_t utf8_char(const uint8_t *s, size_t n, size_t *bad) {
-    uint8_t lead = s[0], lo = 0x80, hi = 0xBF;
-    size_t need, k;
-    if (lead < 0x80) return 1;
-    if (lead < 0xC2 || lead > 0xF4) {
-        *bad = 1;
-        return 0;
-    }
-    need = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    if (lead == 0xE0) lo = 0xA0;
-    else if (lead == 0xED) hi = 0x9F;
-    else if (lead == 0xF0) lo = 0x90;
-    else if (lead == 0xF4) hi = 0x8F;
-    for (k = 1; k < need; k++) {
-        if (k >= n || s[k] < lo || s[k] > hi) {
-            *bad = k;
-            return 0;
-        }
-        lo = 0x80, hi = 0xBF;
-    }
-    return need;
-}
-
-/* Appends text as the inside of a JSON string, escaped as json.dumps does, with each
- * ill-formed UTF-8 part replaced by U+FFFD (as decoding with "replace" would). */
-static tp_status append_escaped(tp_buf *out, const uint8_t *s, size_t n) {
-    static const char hex[] = "0123456789abcdef";
-    size_t k = 0, run = 0;
-    while (k < n) {
-        uint8_t b = s[k];
-        char esc[6];
-        size_t esc_len = 2, bad = 0, len;
-        if (b >= 0x80) {
-            len = utf8_char(s + k, n - k, &bad);
-            if (len) {
-                k += len;
-                continue;
-            }
-            TRY(tp_buf_append(out, s + run, k - run));
-            TRY(tp_buf_append(out, "\xef\xbf\xbd", 3));
-            k += bad;
-            run = k;
-            continue;
-        }
-        if (b >= 0x20 && b != '"' && b != '\\') {
-            k++;
-            continue;
-        }
-        TRY(tp_buf_append(out, s + run, k - run));
-        k++;
-        run = k;
-        esc[0] = '\\';
-        switch (b) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        default:
-            esc[1] = 'u', esc[2] = '0', esc[3] = '0';
-            esc[4] = hex[b >> 4], esc[5] = hex[b & 15];
-            esc_len = 6;
-        }
-        TRY(tp_buf_append(out, esc, esc_len));
-    }
-    return tp_buf_append(out, s + run, n - run);
-}
-
-static int hexval(uint8_t b) {
-    if (b >= '0' && b <= '9') return b - '0';
-    if (b >= 'a' && b <= 'f') return b - 'a' + 10;
-    if (b >= 'A' && b <= 'F') return b - 'A' + 10;
-    return 0;
-}
-
-static tp_status append_utf8(tp_buf *out, uint32_t cp) {
-    uint8_t u[4];
-    size_t n;
-    if (cp < 0x80) u[0] = (uint8_t)cp, n = 1;
-    else if (cp < 0x800) u[0] = (uint8_t)(0xC0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
-    else if (cp < 0x10000) {
-        u[0] = (uint8_t)(0xE0 | cp >> 12), u[1] = (uint8_t)(0x80 | (cp >> 6 & 63));
-        u[2] = (uint8_t)(0x80 | (cp & 63)), n = 3;
-    } else {
-        u[0] = (uint8_t)(0xF0 | cp >> 18), u[1] = (uint8_t)(0x80 | (cp >> 12 & 63));
-        u[2] = (uint8_t)(0x80 | (cp >> 6 & 63)), u[3] = (uint8_t)(0x80 | (cp & 63)), n = 4;
-    }
-    return tp_buf_append(out, u, n);
-}
-
-/* Decodes a strict JSON string token (already validated by the scanner) into out. */
-static tp_status decode_json_string(tp_buf *out, const uint8_t *s, size_t n) {
-    size_t k = 0;
-    while (k < n && s[k] != '"') k++; /* leading whitespace */
-    k++;
-    while (k < n && s[k] != '"') {
-        uint32_t cp;
-        if (s[k] != '\\') {
-            size_t run = k;
-            while (k < n && s[k] != '"' && s[k] != '\\') k++;
-            TRY(tp_buf_append(out, s + run, k - run));
-            continue;
-        }
-        if (k + 1 >= n) break;
-        switch (s[k + 1]) {
-        case 'b': cp = '\b'; break;
-        case 'f': cp = '\f'; break;
-        case 'n': cp = '\n'; break;
-        case 'r': cp = '\r'; break;
-        case 't': cp = '\t'; break;
-        case 'u':
-            if (k + 6 > n) return TP_OK;
-            cp = (uint32_t)(hexval(s[k + 2]) << 12 | hexval(s[k + 3]) << 8 |
-                            hexval(s[k + 4]) << 4 | hexval(s[k + 5]));
-            k += 6;
-            if (cp >= 0xD800 && cp <= 0xDBFF && k + 6 <= n && s[k] == '\\' && s[k + 1] == 'u') {
-                uint32_t lo = (uint32_t)(hexval(s[k + 2]) << 12 | hexval(s[k + 3]) << 8 |
-                                         hexval(s[k + 4]) << 4 | hexval(s[k + 5]));
-                if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    k += 6;
-                }
-            }
-            TRY(append_utf8(out, cp));
-            continue;
-        default: cp = s[k + 1]; break; /* " \ / */
-        }
-        TRY(append_utf8(out, cp));
-        k += 2;
-    }
-    return TP_OK;
-}
-
 /* -- the call --------------------------------------------------------------------------- */
 
 static tp_status call_error(tp_emitter *e, uint32_t kind, uint32_t msg, const uint8_t *detail,
@@ -355,7 +184,7 @@ static tp_status stream_text(tp_emitter *e, const frame *f, const uint8_t *text,
         return args(e, text, n);
     default: { /* a string parameter: the inside of a JSON string */
         tp_buf escaped = {NULL, 0, 0};
-        tp_status st = append_escaped(&escaped, text, n);
+        tp_status st = tp_json_escape_append(&escaped, text, n);
         if (st == TP_OK) st = args(e, escaped.data, escaped.len);
         tp_buf_free(&escaped);
         return st;
@@ -410,6 +239,8 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
             c->ptypes = decode == TP_DECODE_STRING ? string_only : json_only;
             c->n_ptypes = 1;
             c->param_streams = decode == TP_DECODE_STRING;
+        } else if (decode == TP_DECODE_PYTHON) {
+            c->param_streams = 0; /* converted whole, at its end */
         }
         if (c->in_param && c->param_streams) TRY(args_str(e, "\""));
     }
@@ -418,7 +249,7 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
 
 /* Streams data, holding back an incomplete character at its end (at most 3 bytes). */
 static tp_status stream_whole(tp_emitter *e, frame *f, const uint8_t *data, size_t n) {
-    size_t tail = utf8_tail(data, n);
+    size_t tail = tp_utf8_tail(data, n);
     if (tail > 3) tail = 3;
     f->held_len = 0;
     if (n > tail) TRY(stream_text(e, f, data, n - tail));
@@ -522,7 +353,7 @@ static tp_status typed_value_of(tp_emitter *e, const uint8_t *raw, size_t n) {
     {
         tp_buf quoted = {NULL, 0, 0};
         tp_status st = tp_buf_append(&quoted, "\"", 1);
-        if (st == TP_OK) st = append_escaped(&quoted, raw, n);
+        if (st == TP_OK) st = tp_json_escape_append(&quoted, raw, n);
         if (st == TP_OK) st = tp_buf_append(&quoted, "\"", 1);
         if (st == TP_OK) st = args(e, quoted.data, quoted.len);
         tp_buf_free(&quoted);
@@ -539,8 +370,8 @@ static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
         size_t bad = 0;
         if (raw[k] < 0x80) {
             k++;
-        } else if (utf8_char(raw + k, n - k, &bad)) {
-            k += utf8_char(raw + k, n - k, &bad);
+        } else if (tp_utf8_char(raw + k, n - k, &bad)) {
+            k += tp_utf8_char(raw + k, n - k, &bad);
         } else {
             st = tp_buf_append(&text, raw + run, k - run);
             if (st == TP_OK) st = tp_buf_append(&text, "\xef\xbf\xbd", 3);
@@ -568,6 +399,15 @@ static tp_status finish_call(tp_emitter *e) {
         return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
     return push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
                       c->name.len, NULL);
+}
+
+/* A parameter value written as a Python literal, as JSON text. */
+static tp_status python_value(tp_emitter *e, const uint8_t *raw, size_t n) {
+    tp_buf json = {NULL, 0, 0};
+    tp_status st = tp_python_literal_to_json(&json, raw, n);
+    if (st == TP_OK) st = args(e, json.data, json.len);
+    tp_buf_free(&json);
+    return st;
 }
 
 static tp_status flush_held(tp_emitter *e, frame *f) {
@@ -605,7 +445,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         const uint8_t *value = data;
         size_t len = n;
         if (f.decode == TP_DECODE_JSON_STRING) {
-            st = decode_json_string(&decoded, data, n);
+            st = tp_json_string_decode(&decoded, data, n);
             value = decoded.data, len = decoded.len;
         }
         if (st == TP_OK && f.role == TP_ROLE_TOOL_NAME) {
@@ -627,7 +467,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
                 /* one piece: the separator, the quoted name and the colon */
                 tp_buf key = {NULL, 0, 0};
                 st = tp_buf_append(&key, c->params == 0 ? "{\"" : ", \"", c->params == 0 ? 2 : 3);
-                if (st == TP_OK) st = append_escaped(&key, value, len);
+                if (st == TP_OK) st = tp_json_escape_append(&key, value, len);
                 if (st == TP_OK) st = tp_buf_append(&key, "\": ", 3);
                 if (st == TP_OK) st = args(e, key.data, key.len);
                 tp_buf_free(&key);
@@ -636,7 +476,9 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         }
         tp_buf_free(&decoded);
     } else if (f.role == TP_ROLE_PARAM_VALUE && c->in_param) {
-        st = c->param_streams ? args_str(e, "\"") : typed_value(e, data, n);
+        if (c->param_streams) st = args_str(e, "\"");
+        else if (f.decode == TP_DECODE_PYTHON) st = python_value(e, data, n);
+        else st = typed_value(e, data, n);
         c->in_param = 0;
     }
     /* an enclosing name or id keeps the text (an id may hold the name) */

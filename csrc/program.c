@@ -8,8 +8,8 @@
 #include <string.h>
 
 /* Operand count per opcode: the same table as grammar.OPERANDS. */
-static const uint8_t operands[TP_OP_COUNT] = {0, 1, 0, 2, 2, 0, 1, 1, 1, 1,
-                                              0, 0, 1, 1, 0, 0, 2, 0, 1, 0};
+static const uint8_t operands[TP_OP_COUNT] = {0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0,
+                                              0, 1, 1, 0, 0, 2, 0, 1, 0, 2};
 
 struct tp_program {
     uint32_t n_code;
@@ -82,6 +82,12 @@ static int check_code(const tp_program *p, const char **where) {
                 ok = 0;
             }
             break;
+        case TP_OP_CHARS:
+            if (a >= p->n_strings || p->string_off[a + 1] - p->string_off[a] != TP_CHARS_SET_BYTES) {
+                *where = "CHARS byte set out of range";
+                ok = 0;
+            }
+            break;
         case TP_OP_UNTIL:
             if (a >= p->n_stopsets) {
                 *where = "UNTIL stop set out of range";
@@ -95,7 +101,7 @@ static int check_code(const tp_program *p, const char **where) {
             }
             break;
         case TP_OP_TOPEN:
-            if (a >= TP_ROLE_COUNT || p->code[pc + 2] > TP_DECODE_JSON) {
+            if (a >= TP_ROLE_COUNT || p->code[pc + 2] > TP_DECODE_PYTHON) {
                 *where = "TOPEN role or decode out of range";
                 ok = 0;
             }

@@ -12,9 +12,11 @@ enum {
     TP_OP_END, TP_OP_LIT, TP_OP_WS, TP_OP_UNTIL, TP_OP_JSON, TP_OP_EOF, TP_OP_CHOICE,
     TP_OP_COMMIT, TP_OP_PCOMMIT, TP_OP_BCOMMIT, TP_OP_FAIL, TP_OP_FAILTWICE, TP_OP_JMP,
     TP_OP_CALL, TP_OP_RET, TP_OP_CUT, TP_OP_TOPEN, TP_OP_TCLOSE, TP_OP_RECOVER, TP_OP_RPOP,
-    TP_OP_COUNT
+    TP_OP_CHARS, TP_OP_COUNT
 };
 
+#define TP_CHARS_SET_BYTES 32u /* a CHARS byte set: bit b of byte b >> 3 */
+#define TP_CHARS_MIN1 1u
 #define TP_UNTIL_MIN1 1u
 #define TP_UNTIL_NEED_STOP 2u
 #define TP_UNTIL_COMMIT 4u
@@ -25,6 +27,7 @@ enum {
 #define TP_DECODE_JSON_STRING 1u
 #define TP_DECODE_STRING 2u /* a parameter value the output says is a string */
 #define TP_DECODE_JSON 3u   /* a parameter value the output says is JSON */
+#define TP_DECODE_PYTHON 4u /* a parameter value written as a Python literal */
 
 /* Roles: the order of grammar.ROLES. */
 enum {

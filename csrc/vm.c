@@ -15,7 +15,7 @@ enum { R_OK, R_NEED, R_FAIL };
  * program loops, and then the parse ends with a "limit" error instead of hanging. */
 #define MAX_IDLE_STEPS (1u << 20)
 enum { LOG_OPEN, LOG_CLOSE, LOG_ERROR, LOG_ABORT };
-enum { SUB_NONE, SUB_UNTIL, SUB_JSON };
+enum { SUB_NONE, SUB_UNTIL, SUB_JSON, SUB_CHARS };
 
 typedef struct choice {
     uint32_t pc;
@@ -266,6 +266,27 @@ static int op_eof(tp_vm *vm) {
     return vm->eof ? R_OK : R_NEED;
 }
 
+/* The longest run of bytes from a set; a suspended run goes on from vm->pos. */
+static int op_chars(tp_vm *vm, uint32_t string, uint32_t flags) {
+    const uint8_t *set = tp_program_string(vm->prog, string, NULL);
+    uint64_t end = avail(vm);
+    if (vm->sub != SUB_CHARS) {
+        vm->sub = SUB_CHARS;
+        vm->sub_start = vm->pos;
+    }
+    while (vm->pos < end) {
+        uint8_t b = *at(vm, vm->pos);
+        if (!(set[b >> 3] & (1u << (b & 7)))) break;
+        vm->pos++;
+    }
+    if (vm->pos == end && !vm->eof) return R_NEED;
+    vm->sub = SUB_NONE;
+    if ((flags & TP_CHARS_MIN1) && vm->pos == vm->sub_start) {
+        return fail_with(vm, vm->pos == end ? TP_PE_INCOMPLETE : TP_PE_UNEXPECTED, vm->pos);
+    }
+    return R_OK;
+}
+
 /* After a stop's marker: optional whitespace, then one of its follow literals.
  * 1 yes, 0 no, -1 undecided until more input. */
 static int follows(const tp_vm *vm, const tp_stop *stop, uint64_t offset) {
@@ -439,6 +460,7 @@ static tp_status run(tp_vm *vm) {
         case TP_OP_LIT: r = op_lit(vm, a); break;
         case TP_OP_UNTIL: r = op_until(vm, a, code[pc + 2]); break;
         case TP_OP_JSON: r = op_json(vm, a); break;
+        case TP_OP_CHARS: r = op_chars(vm, a, code[pc + 2]); break;
         case TP_OP_WS: r = op_ws(vm); break;
         case TP_OP_EOF: r = op_eof(vm); break;
         case TP_OP_CHOICE: {
@@ -543,7 +565,9 @@ static tp_status run(tp_vm *vm) {
             idle = 0;
         }
         if (r == R_OK) {
-            vm->pc = pc + 1 + (op == TP_OP_UNTIL || op == TP_OP_JSON ? 2u : op == TP_OP_LIT ? 1u : 0u);
+            vm->pc = pc + 1 + (op == TP_OP_UNTIL || op == TP_OP_JSON || op == TP_OP_CHARS ? 2u
+                               : op == TP_OP_LIT                                  ? 1u
+                                                                                  : 0u);
         } else {
             TRY(fail(vm, vm->fail_kind, vm->fail_offset));
         }

@@ -70,3 +70,14 @@ def test_a_program_that_loops_forever_ends_with_a_limit_error() -> None:
 
     reference = ReferenceStream(program, "start", None, lambda: "call_x")
     assert reference.feed(b"anything") + reference.finish() == events
+
+
+def test_a_chars_instruction_needs_a_whole_byte_set() -> None:
+    from toolparse import grammar as g
+
+    for byteset in (b"\xff" * 31, b"\xff" * 33):
+        program = g.Program(
+            code=[g.OP_CHARS, 0, 0, g.OP_END], strings=[byteset], stopsets=[], entries={"start": 0}
+        )
+        with pytest.raises(ValueError, match="CHARS"):
+            NativeProgram(program.to_bytes())

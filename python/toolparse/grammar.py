@@ -58,13 +58,17 @@ DIALECTS = ("strict", "lenient", "python")
     OP_TCLOSE,
     OP_RECOVER,
     OP_RPOP,
-) = range(20)
-OPERANDS = (0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1, 0)
+    OP_CHARS,
+) = range(21)
+OPERANDS = (0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1, 0, 2)
 OPCODE_NAMES = (
     "END LIT WS UNTIL JSON EOF CHOICE COMMIT PCOMMIT BCOMMIT FAIL FAILTWICE JMP CALL RET CUT "
-    "TOPEN TCLOSE RECOVER RPOP"
+    "TOPEN TCLOSE RECOVER RPOP CHARS"
 ).split()
 
+# CHARS: operands are a string holding a 256-bit byte set and the flags
+CHARS_SET_BYTES = 32
+CHARS_MIN1 = 1  # fails when no byte of the set comes first
 # UNTIL flags
 UNTIL_MIN1 = 1  # fails when no text precedes the stop
 UNTIL_NEED_STOP = 2  # fails at the end of input when no stop came
@@ -73,8 +77,9 @@ UNTIL_COMMIT = 4  # once one byte of text is certain, drops every choice point (
 JSON_ANY, JSON_STRING, JSON_OBJECT = 0, 1, 2
 # TOPEN decode operand: how a captured value is read.  For a name or an id: raw text or a
 # JSON string token.  For a parameter value: typed by the schema (raw), or as the output
-# says: always a string, or a JSON value (a string when it is not valid JSON).
-DECODE_RAW, DECODE_JSON_STRING, DECODE_STRING, DECODE_JSON = 0, 1, 2, 3
+# says: always a string, or a JSON value (a string when it is not valid JSON), or a
+# Python literal (converted to JSON).
+DECODE_RAW, DECODE_JSON_STRING, DECODE_STRING, DECODE_JSON, DECODE_PYTHON = 0, 1, 2, 3, 4
 
 MAGIC = b"TPG1"
 
@@ -114,6 +119,12 @@ class Stop:
 class Until(Node):
     stops: tuple[Stop, ...]
     flags: int
+
+
+@dataclass(frozen=True, eq=False)
+class Chars(Node):
+    byteset: bytes  # CHARS_SET_BYTES bytes, bit b of byte b >> 3 set for each member
+    min1: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,6 +234,31 @@ def until(
     return Until(items, flags)
 
 
+def chars(spec: str, *, min1: bool = False) -> Node:
+    """The longest run of bytes from a set (possessive: it never gives bytes back).  spec
+    lists ASCII members and ranges as in a regex class without brackets, e.g. "A-Za-z0-9_"
+    (a "-" first or last is itself).  min1 requires at least one byte."""
+    members: set[int] = set()
+    data = spec.encode("ascii")
+    k = 0
+    while k < len(data):
+        if k + 2 < len(data) and data[k + 1] == ord("-"):
+            low, high = data[k], data[k + 2]
+            if low > high:
+                raise GrammarError(f"empty range {spec[k : k + 3]!r} in {spec!r}")
+            members.update(range(low, high + 1))
+            k += 3
+        else:
+            members.add(data[k])
+            k += 1
+    if not members:
+        raise GrammarError("chars() needs at least one member")
+    byteset = bytearray(CHARS_SET_BYTES)
+    for b in members:
+        byteset[b >> 3] |= 1 << (b & 7)
+    return Chars(bytes(byteset), min1)
+
+
 def seq(*items: Node) -> Node:
     return Seq(tuple(items))
 
@@ -272,6 +308,7 @@ _DECODES = {
     "json_string": DECODE_JSON_STRING,
     "string": DECODE_STRING,
     "json": DECODE_JSON,
+    "python": DECODE_PYTHON,
 }
 
 
@@ -279,16 +316,17 @@ def tag(
     role: Role,
     item: Node,
     *,
-    decode: Literal["raw", "json_string", "string", "json"] = "raw",
+    decode: Literal["raw", "json_string", "string", "json", "python"] = "raw",
 ) -> Node:
     """The bytes item matches carry a semantic role.  decode: "json_string" for a name or
-    id written as a JSON string; "string" or "json" for a parameter value whose type the
-    output itself states (otherwise the tool schema types it)."""
+    id written as a JSON string; "string", "json" or "python" (a Python literal, which
+    item must delimit, e.g. json("python")) for a parameter value whose type the output
+    itself states (otherwise the tool schema types it)."""
     if role not in ROLES:
         raise GrammarError(f"unknown role {role!r}")
     if decode not in _DECODES:
         raise GrammarError(f"unknown decode {decode!r}")
-    if decode in ("string", "json") and role != "param_value":
+    if decode in ("string", "json", "python") and role != "param_value":
         raise GrammarError(f"decode={decode!r} is for param_value, not {role!r}")
     return Tag(role, item, _DECODES[decode])
 
@@ -510,6 +548,8 @@ class _Compiler:
             if node.stops not in self.stopsets:
                 self.stopsets.append(node.stops)
             emit(OP_UNTIL, self.stopsets.index(node.stops), node.flags)
+        elif isinstance(node, Chars):
+            emit(OP_CHARS, self._string(node.byteset), CHARS_MIN1 if node.min1 else 0)
         elif isinstance(node, Json):
             emit(OP_JSON, DIALECTS.index(node.dialect) | node.kind << 8, 0)
         elif isinstance(node, Eof):
@@ -643,6 +683,8 @@ def _nullable(node: Node, rules: dict[str, bool]) -> bool:
         return False
     if isinstance(node, Until):
         return not node.flags & UNTIL_MIN1
+    if isinstance(node, Chars):
+        return not node.min1
     if isinstance(node, (Ws, Cut, Eof, Opt, Ahead)):
         return True
     if isinstance(node, Many):

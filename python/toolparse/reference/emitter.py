@@ -21,6 +21,7 @@ from ..events import (
 )
 from ..message import ParseError, ToolCall
 from .json import JsonScanner
+from .pyliteral import python_literal_to_json
 
 ParamTypes = dict[str, dict[str, tuple[str, ...]]]
 
@@ -231,6 +232,8 @@ class Emitter:
                 call.param_types = ("string",)
             elif decode == g.DECODE_JSON:
                 call.param_types = ("json",)
+            elif decode == g.DECODE_PYTHON:
+                call.param_types = ("python",)  # converted whole, at its end
             if call.param is not None and call.param_types == ("string",):
                 self._args('"', out)
 
@@ -298,6 +301,8 @@ class Emitter:
                 return
             if call.param_types == ("string",):
                 self._args('"', out)
+            elif frame.decode == g.DECODE_PYTHON:
+                self._args(python_literal_to_json(bytes(frame.data)), out)
             else:
                 raw = frame.data.decode("utf-8", "replace")
                 self._args(typed_value(raw, call.param_types), out)

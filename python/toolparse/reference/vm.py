@@ -63,6 +63,11 @@ class _UntilState:
 
 
 @dataclass
+class _CharsState:
+    start: int
+
+
+@dataclass
 class _JsonState:
     scanner: JsonScanner
     start: int
@@ -94,7 +99,7 @@ class VM:
         # ("open", pos, role, decode), ("close", pos), ("error", pos, kind, offset), ("abort", ...)
         self.log: list[tuple[Any, ...]] = []
         self.tags = 0  # tags open in the parse so far
-        self.sub: _UntilState | _JsonState | None = None
+        self.sub: _UntilState | _JsonState | _CharsState | None = None
         self.finished = False  # END reached or the parse failed for good
         # The first failure for lack of input since the last error: what an error then is.
         self.ran_out: tuple[str, int] | None = None
@@ -147,6 +152,8 @@ class VM:
                 result = self._until(code[pc + 1], code[pc + 2])
             elif op == g.OP_JSON:
                 result = self._json(code[pc + 1])
+            elif op == g.OP_CHARS:
+                result = self._chars(self.strings[code[pc + 1]], code[pc + 2])
             elif op == g.OP_WS:
                 result = self._ws()
             elif op == g.OP_EOF:
@@ -293,6 +300,23 @@ class VM:
             self.pos += 1
         if self.pos == self.avail and not self.eof:
             return NEED_MORE
+        return True
+
+    def _chars(self, byteset: bytes, flags: int) -> object:
+        state = self.sub
+        if not isinstance(state, _CharsState):
+            state = _CharsState(self.pos)
+            self.sub = state
+        while self.pos < self.avail:
+            b = self._byte(self.pos)
+            if not byteset[b >> 3] & (1 << (b & 7)):
+                break
+            self.pos += 1
+        if self.pos == self.avail and not self.eof:
+            return NEED_MORE
+        self.sub = None
+        if flags & g.CHARS_MIN1 and self.pos == state.start:
+            return ("incomplete" if self.pos == self.avail else "unexpected", self.pos)
         return True
 
     def _eof(self) -> object:

@@ -1,0 +1,185 @@
+"""Python-literal parameter values (decode="python"): what a pythonic call writes becomes
+the JSON a Python program would get from ast.literal_eval and json.dumps, on both engines
+and under any chunking."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engines import ENGINES, run_events
+from helpers import partitions
+from toolparse import Format, ParseError, StreamParser, ToolCallEnd, parse
+from toolparse.grammar import Grammar, chars, eof, lit, many, opt, seq, tag, ws
+from toolparse.grammar import json as json_value
+
+by_engine = pytest.mark.parametrize("engine", ENGINES)
+
+IDENT = seq(chars("A-Za-z_", min1=True), chars("A-Za-z0-9_"))
+ARG = seq(
+    tag("param_name", IDENT),
+    ws(),
+    lit("="),
+    ws(),
+    tag("param_value", json_value("python"), decode="python"),
+)
+KWARGS_CALL = Format(
+    name="kwargs_call",
+    description="NAME(k=v, ...) with Python literal values",
+    grammar=Grammar(
+        {
+            "start": seq(
+                tag(
+                    "tool_call",
+                    seq(
+                        tag("tool_name", IDENT),
+                        lit("("),
+                        ws(),
+                        opt(seq(ARG, many(seq(ws(), lit(","), ws(), ARG)), ws(), opt(lit(",")))),
+                        ws(),
+                        lit(")"),
+                    ),
+                ),
+                eof(),
+            )
+        },
+        {"start": "start"},
+    ),
+)
+
+
+def as_json(value: Any) -> Any:
+    """What the value is in JSON: tuples are arrays."""
+    if isinstance(value, (list, tuple)):
+        return [as_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_json(v) for k, v in value.items()}
+    return value
+
+
+def arguments_json(source: str, engine: str) -> str:
+    message = parse(source, KWARGS_CALL, engine=engine)
+    assert not message.errors, message.errors
+    (call,) = message.tool_calls
+    return call.arguments_json
+
+
+@by_engine
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("f(a=1, b=-2.5e3, c=0)", '{"a": 1, "b": -2.5e3, "c": 0}'),
+        ("f(a=True, b=False, c=None)", '{"a": true, "b": false, "c": null}'),
+        ("f(a=(1, 2), b=(1,), c=())", '{"a": [1, 2], "b": [1], "c": []}'),
+        ("f(a=[1, 2,], b={'k': 'v',},)", '{"a": [1, 2], "b": {"k": "v"}}'),
+        ("f( a = [ 1 ,2 ] )", '{"a": [1, 2]}'),
+        ('f(a=\'it\\\'s\', b="say \\"hi\\"")', '{"a": "it\'s", "b": "say \\"hi\\""}'),
+        ("f(a='tab\\tnew\\nline\\\\')", '{"a": "tab\\tnew\\nline\\\\"}'),
+        ("f(a='\\a\\b\\f\\v\\0')", '{"a": "\\u0007\\b\\f\\u000b\\u0000"}'),
+        ("f(a='\\101\\x42\\u0043\\U00000044')", '{"a": "ABCD"}'),
+        ("f(a='\\ud83d\\ude00 \\U0001F600 😀')", '{"a": "😀 😀 😀"}'),
+        ("f(a='\\ud800!')", '{"a": "\ufffd!"}'),
+        ("f(a='C:\\path\\N{DASH}')", '{"a": "C:\\\\path\\\\N{DASH}"}'),
+        ("f(a='one \\\ntwo')", '{"a": "one two"}'),
+        ("f(a='\\'<tool_call>\\'')", '{"a": "\'<tool_call>\'"}'),
+        (
+            "f(a={'nested': {'deep': [None, (True,)]}})",
+            '{"a": {"nested": {"deep": [null, [true]]}}}',
+        ),
+        ("g()", "{}"),
+    ],
+)
+def test_python_literals_become_json(source: str, expected: str, engine: str) -> None:
+    assert arguments_json(source, engine) == expected
+    assert json.loads(expected) is not None
+
+
+python_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=4).map(tuple)
+        | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=st.lists(python_values, min_size=1, max_size=3), data=st.data())
+def test_any_python_value_round_trips(values: list[Any], data: st.DataObject) -> None:
+    source = ("f(" + ", ".join(f"p{k}={v!r}" for k, v in enumerate(values)) + ")").encode()
+    sizes = data.draw(partitions(len(source)))
+    expected = {f"p{k}": as_json(v) for k, v in enumerate(values)}
+    texts = []
+    for engine in ENGINES:
+        events = run_events(StreamParser(KWARGS_CALL, engine=engine, seed=1), source, sizes)
+        ends = [e for e in events if isinstance(e, ToolCallEnd)]
+        assert len(ends) == 1, [e for e in events if isinstance(e, ParseError)]
+        texts.append(ends[0].call.arguments_json)
+        assert ends[0].call.arguments == expected
+        assert texts[-1] == json.dumps(expected, ensure_ascii=False)
+    assert len(set(texts)) == 1
+
+
+@by_engine
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [
+        ("f(a=1", "incomplete"),
+        ("f(a='x", "incomplete"),
+        ("f(a='x\ny')", "invalid_arguments"),  # a raw newline cannot be inside a string
+        ("f(a=true)", "invalid_arguments"),  # JSON's literals are not Python's
+        ("f(a=x)", "invalid_arguments"),  # a name, not a literal
+        ("f(1)", "invalid_arguments"),  # positional arguments have no name
+        ("f(a=1 b=2)", "invalid_arguments"),
+    ],
+)
+def test_bad_python_arguments_are_errors_not_calls(source: str, kind: str, engine: str) -> None:
+    message = parse(source, KWARGS_CALL, engine=engine)
+    assert message.tool_calls == []
+    assert [e.kind for e in message.errors] == [kind]
+
+
+# --- chars() ----------------------------------------------------------------------------------
+
+NAME_THEN_HASH = Format(
+    name="name_then_hash",
+    description="a name of letters, then #",
+    grammar=Grammar(
+        {"start": seq(tag("tool_call", seq(tag("tool_name", chars("a-z", min1=True)), lit("#"))))},
+        {"start": "start"},
+    ),
+)
+
+
+@by_engine
+@pytest.mark.parametrize("sizes", [[1] * 11, [3, 3, 3, 2], [11]])
+def test_chars_takes_the_longest_run_across_chunks(engine: str, sizes: list[int]) -> None:
+    events = run_events(StreamParser(NAME_THEN_HASH, engine=engine, seed=1), "abcdefghij#", sizes)
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call.name for e in ends] == ["abcdefghij"]
+
+
+@by_engine
+@pytest.mark.parametrize(
+    ("text", "kind", "offset"),
+    [
+        ("#", "invalid_arguments", 0),
+        ("", "incomplete", 0),
+        ("ab", "incomplete", 2),
+        ("aB#", "invalid_arguments", 1),
+    ],
+)
+def test_chars_fails_where_the_run_ends(engine: str, text: str, kind: str, offset: int) -> None:
+    message = parse(text, NAME_THEN_HASH, engine=engine)
+    assert message.tool_calls == []
+    assert [(e.kind, e.offset) for e in message.errors] == [(kind, offset)]
