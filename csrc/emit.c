@@ -5,10 +5,15 @@
 #include "pyliteral.h"
 #include "text.h"
 
+/* Where a streamed JSON string token is (text written as "...", decoded as it comes). */
+enum { JS_BEFORE, JS_IN, JS_ESCAPE, JS_HEX, JS_DONE };
+
 typedef struct frame {
     uint8_t role, decode, held_len;
     uint8_t held[4];   /* incomplete UTF-8 tail of streamed text */
     size_t cap_start;  /* where this frame's captured bytes begin in e->capture */
+    uint8_t js_phase, js_hex_left;
+    uint32_t js_code, js_high; /* a \u escape so far; a high surrogate awaiting its pair */
 } frame;
 
 typedef struct call_state {
@@ -221,6 +226,9 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
     f->decode = (uint8_t)decode;
     f->held_len = 0;
     f->cap_start = e->capture.len;
+    f->js_phase = JS_BEFORE;
+    f->js_hex_left = 0;
+    f->js_code = f->js_high = 0;
     if (role == TP_ROLE_REASONING) {
         e->any_reasoning = 1;
     } else if (role == TP_ROLE_TOOL_CALL) {
@@ -258,23 +266,107 @@ static tp_status stream_whole(tp_emitter *e, frame *f, const uint8_t *data, size
     return TP_OK;
 }
 
+/* A high surrogate escape that no low one followed stands for U+FFFD. */
+static tp_status js_flush_high(frame *f, tp_buf *out) {
+    if (!f->js_high) return TP_OK;
+    f->js_high = 0;
+    return tp_utf8_append(out, 0xFFFD);
+}
+
+/* One decoded code point of a streamed JSON string; a surrogate escape waits for its
+ * pair, and one without a pair becomes U+FFFD. */
+static tp_status js_code_point(frame *f, tp_buf *out, uint32_t cp) {
+    if (cp >= 0xDC00 && cp <= 0xDFFF && f->js_high) {
+        cp = 0x10000 + ((f->js_high - 0xD800) << 10) + (cp - 0xDC00);
+        f->js_high = 0;
+        return tp_utf8_append(out, cp);
+    }
+    TRY(js_flush_high(f, out));
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        f->js_high = cp;
+        return TP_OK;
+    }
+    return tp_utf8_append(out, cp >= 0xDC00 && cp <= 0xDFFF ? 0xFFFD : cp);
+}
+
+/* Decodes the next piece of a JSON string token onto out: the characters of its value,
+ * without the quotes (anything after the closing quote is ignored). */
+static tp_status js_decode(frame *f, tp_buf *out, const uint8_t *s, size_t n) {
+    size_t k = 0;
+    while (k < n) {
+        uint8_t b = s[k++];
+        switch (f->js_phase) {
+        case JS_BEFORE:
+            if (b == '"') f->js_phase = JS_IN;
+            break;
+        case JS_IN:
+            if (b == '"' || b == '\\') {
+                f->js_phase = b == '"' ? JS_DONE : JS_ESCAPE;
+                if (b == '"') TRY(js_flush_high(f, out));
+                break;
+            }
+            TRY(js_flush_high(f, out));
+            {
+                size_t run = k - 1;
+                while (k < n && s[k] != '"' && s[k] != '\\') k++;
+                TRY(tp_buf_append(out, s + run, k - run));
+            }
+            break;
+        case JS_ESCAPE:
+            f->js_phase = JS_IN;
+            if (b == 'u') {
+                f->js_phase = JS_HEX;
+                f->js_hex_left = 4;
+                f->js_code = 0;
+                break;
+            }
+            TRY(js_code_point(f, out, b == 'b' ? 0x08 : b == 'f' ? 0x0C : b == 'n' ? 0x0A
+                                    : b == 'r' ? 0x0D : b == 't' ? 0x09 : b));
+            break;
+        case JS_HEX:
+            f->js_code = f->js_code << 4 | (uint32_t)tp_hexval(b);
+            if (--f->js_hex_left == 0) {
+                f->js_phase = JS_IN;
+                TRY(js_code_point(f, out, f->js_code));
+            }
+            break;
+        default: /* JS_DONE */
+            return TP_OK;
+        }
+    }
+    return TP_OK;
+}
+
+static tp_status stream_piece(tp_emitter *e, frame *f, const uint8_t *data, size_t n);
+
 tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
     frame *f;
     if (e->depth == 0 || n == 0) return TP_OK;
     f = &e->frames[e->depth - 1];
-    if (streams(e, f)) {
-        tp_buf joined = {NULL, 0, 0};
-        tp_status st;
-        if (!f->held_len) return stream_whole(e, f, data, n);
-        /* the held bytes and data as one piece, as if they had come in one feed */
-        st = tp_buf_append(&joined, f->held, f->held_len);
-        if (st == TP_OK) st = tp_buf_append(&joined, data, n);
-        if (st == TP_OK) st = stream_whole(e, f, joined.data, joined.len);
-        tp_buf_free(&joined);
+    if (f->decode == TP_DECODE_JSON_STRING &&
+        (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT)) {
+        tp_buf decoded = {NULL, 0, 0};
+        tp_status st = js_decode(f, &decoded, data, n);
+        if (st == TP_OK && decoded.len) st = stream_piece(e, f, decoded.data, decoded.len);
+        tp_buf_free(&decoded);
         return st;
     }
+    if (streams(e, f)) return stream_piece(e, f, data, n);
     if (f->role != TP_ROLE_TOOL_CALL) return tp_buf_append(&e->capture, data, n);
     return TP_OK;
+}
+
+/* Streams a piece of a streamed frame's text after what it holds back. */
+static tp_status stream_piece(tp_emitter *e, frame *f, const uint8_t *data, size_t n) {
+    tp_buf joined = {NULL, 0, 0};
+    tp_status st;
+    if (!f->held_len) return stream_whole(e, f, data, n);
+    /* the held bytes and data as one piece, as if they had come in one feed */
+    st = tp_buf_append(&joined, f->held, f->held_len);
+    if (st == TP_OK) st = tp_buf_append(&joined, data, n);
+    if (st == TP_OK) st = stream_whole(e, f, joined.data, joined.len);
+    tp_buf_free(&joined);
+    return st;
 }
 
 /* ToolCallStart, once the name is known and the arguments have begun (or the call ends):

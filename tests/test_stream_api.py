@@ -59,6 +59,8 @@ CUT_INSIDE_A_CALL = {
     ),
     "seed_oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Os",
     "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Os',
+    "pythonic": '[get_weather(city="Os',
+    "generic": '{"tool_call": {"name": "get_weather", "arguments": {"city": "Os',
     "gpt_oss": (
         '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Os'
     ),

@@ -236,10 +236,11 @@ def until(
 
 def chars(spec: str, *, min1: bool = False) -> Node:
     """The longest run of bytes from a set (possessive: it never gives bytes back).  spec
-    lists ASCII members and ranges as in a regex class without brackets, e.g. "A-Za-z0-9_"
-    (a "-" first or last is itself).  min1 requires at least one byte."""
+    lists members and ranges as in a regex class without brackets, e.g. "A-Za-z0-9_" (a
+    "-" first or last is itself; characters stand for the bytes U+0000 to U+00FF, so
+    "\x00-\xff" is any byte).  min1 requires at least one byte."""
     members: set[int] = set()
-    data = spec.encode("ascii")
+    data = spec.encode("latin-1")
     k = 0
     while k < len(data):
         if k + 2 < len(data) and data[k + 1] == ord("-"):
@@ -318,10 +319,11 @@ def tag(
     *,
     decode: Literal["raw", "json_string", "string", "json", "python"] = "raw",
 ) -> Node:
-    """The bytes item matches carry a semantic role.  decode: "json_string" for a name or
-    id written as a JSON string; "string", "json" or "python" (a Python literal, which
-    item must delimit, e.g. json("python")) for a parameter value whose type the output
-    itself states (otherwise the tool schema types it)."""
+    """The bytes item matches carry a semantic role.  decode: "json_string" for a name,
+    id, or reasoning or content text written as a JSON string (decoded as it streams);
+    "string", "json" or "python" (a Python literal, which item must delimit, e.g.
+    json("python")) for a parameter value whose type the output itself states (otherwise
+    the tool schema types it)."""
     if role not in ROLES:
         raise GrammarError(f"unknown role {role!r}")
     if decode not in _DECODES:

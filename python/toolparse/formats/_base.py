@@ -11,6 +11,7 @@ from ..grammar import (
     Grammar,
     Node,
     Program,
+    chars,
     cut,
     lit,
     opt,
@@ -88,6 +89,11 @@ class Format:
 def skip_past(marker: str) -> Node:
     """Error recovery: drop input up to and including the next marker (or to the end)."""
     return seq(until(marker), opt(lit(marker)))
+
+
+def skip_rest() -> Node:
+    """Error recovery: drop the rest of the input."""
+    return chars("\x00-\xff")
 
 
 def call_block(open_marker: str, close_marker: str, body: Node) -> Node:

@@ -149,12 +149,80 @@ def typed_value(raw: str, types: tuple[str, ...]) -> str:
     return json_string(raw)
 
 
+_JSON_ESCAPES = {ord("b"): 0x08, ord("f"): 0x0C, ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09}
+_HEX_VALUES = {b: int(chr(b), 16) for b in b"0123456789abcdefABCDEF"}
+
+
+class _JsonStringText:
+    """Decodes a JSON string token piece by piece into the characters of its value (as
+    UTF-8), without the quotes; a surrogate escape without its pair becomes U+FFFD."""
+
+    def __init__(self) -> None:
+        self.phase = "before"  # before, in, escape, hex, done
+        self.hex_left = 0
+        self.code = 0
+        self.high = 0  # a high surrogate awaiting its pair
+
+    def _flush_high(self, out: bytearray) -> None:
+        if self.high:
+            self.high = 0
+            out += "\ufffd".encode()
+
+    def _code_point(self, cp: int, out: bytearray) -> None:
+        if 0xDC00 <= cp <= 0xDFFF and self.high:
+            cp = 0x10000 + ((self.high - 0xD800) << 10) + (cp - 0xDC00)
+            self.high = 0
+            out += chr(cp).encode()
+            return
+        self._flush_high(out)
+        if 0xD800 <= cp <= 0xDBFF:
+            self.high = cp
+            return
+        out += chr(0xFFFD if 0xDC00 <= cp <= 0xDFFF else cp).encode()
+
+    def feed(self, data: bytes) -> bytes:
+        out = bytearray()
+        k = 0
+        while k < len(data) and self.phase != "done":
+            b = data[k]
+            k += 1
+            if self.phase == "before":
+                if b == ord('"'):
+                    self.phase = "in"
+            elif self.phase == "in":
+                if b in b'"\\':
+                    self.phase = "done" if b == ord('"') else "escape"
+                    if b == ord('"'):
+                        self._flush_high(out)
+                    continue
+                self._flush_high(out)
+                end = k
+                while end < len(data) and data[end] not in b'"\\':
+                    end += 1
+                out += data[k - 1 : end]
+                k = end
+            elif self.phase == "escape":
+                self.phase = "in"
+                if b == ord("u"):
+                    self.phase, self.hex_left, self.code = "hex", 4, 0
+                else:
+                    self._code_point(_JSON_ESCAPES.get(b, b), out)
+            else:  # hex
+                self.code = self.code << 4 | _HEX_VALUES.get(b, 0)
+                self.hex_left -= 1
+                if not self.hex_left:
+                    self.phase = "in"
+                    self._code_point(self.code, out)
+        return bytes(out)
+
+
 @dataclass
 class _Frame:
     role: str
     decode: int
     data: bytearray = field(default_factory=bytearray)
     held: bytes = b""  # incomplete UTF-8 tail of streamed text
+    json_text: _JsonStringText | None = None  # text written as a JSON string
 
 
 @dataclass
@@ -213,7 +281,10 @@ class Emitter:
                     self._abort_frame(out)
 
     def _open(self, role: str, decode: int, out: list[Any]) -> None:
-        self.frames.append(_Frame(role, decode))
+        frame = _Frame(role, decode)
+        if role in _TEXT_ROLES and decode == g.DECODE_JSON_STRING:
+            frame.json_text = _JsonStringText()
+        self.frames.append(frame)
         call = self.call
         if role == "reasoning":
             self.any_reasoning = True
@@ -242,6 +313,8 @@ class Emitter:
             return
         frame = self.frames[-1]
         role = frame.role
+        if frame.json_text is not None:
+            data = frame.json_text.feed(data)
         if role in _TEXT_ROLES or role == "tool_args" or self._streams_param(frame):
             whole, frame.held = split_utf8(frame.held + data)
             if whole:
