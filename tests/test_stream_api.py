@@ -60,6 +60,16 @@ CUT_INSIDE_A_CALL = {
     "seed_oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Os",
     "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Os',
     "pythonic": '[get_weather(city="Os',
+    "functionary_v3_1": '<function=get_weather>{"city": "Os',
+    "functionary_v3_2": 'get_weather\n{"city": "Os',
+    "firefunction_v2": ' functools[{"name": "get_weather", "arguments": {"city": "Os',
+    "phi4_mini": 'functools[{"name": "get_weather", "arguments": {"city": "Os',
+    "xlam": '[{"name": "get_weather", "arguments": {"city": "Os',
+    "cohere_command": (
+        '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", '
+        '"parameters": {"city": "Os'
+    ),
+    "llama3_json": '{"name": "get_weather", "parameters": {"city": "Os',
     "generic": '{"tool_call": {"name": "get_weather", "arguments": {"city": "Os',
     "gpt_oss": (
         '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Os'
