@@ -9,7 +9,7 @@
 
 /* Operand count per opcode: the same table as grammar.OPERANDS. */
 static const uint8_t operands[TP_OP_COUNT] = {0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0,
-                                              0, 1, 1, 0, 0, 2, 0, 1, 0, 2};
+                                              0, 1, 1, 0, 0, 2, 0, 1, 0, 2, 1};
 
 struct tp_program {
     uint32_t n_code;
@@ -77,8 +77,9 @@ static int check_code(const tp_program *p, const char **where) {
         uint32_t op = p->code[pc], a = operands[op] ? p->code[pc + 1] : 0;
         switch (op) {
         case TP_OP_LIT:
+        case TP_OP_CONST:
             if (a >= p->n_strings || p->string_off[a + 1] == p->string_off[a]) {
-                *where = "LIT string out of range";
+                *where = "LIT or CONST string out of range";
                 ok = 0;
             }
             break;

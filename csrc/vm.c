@@ -14,7 +14,7 @@ enum { R_OK, R_NEED, R_FAIL };
  * grammar stays far below (no left recursion, no empty repetition); only a corrupt
  * program loops, and then the parse ends with a "limit" error instead of hanging. */
 #define MAX_IDLE_STEPS (1u << 20)
-enum { LOG_OPEN, LOG_CLOSE, LOG_ERROR, LOG_ABORT };
+enum { LOG_OPEN, LOG_CLOSE, LOG_ERROR, LOG_ABORT, LOG_CONST };
 enum { SUB_NONE, SUB_UNTIL, SUB_JSON, SUB_CHARS };
 
 typedef struct choice {
@@ -32,7 +32,7 @@ typedef struct recovery {
 
 typedef struct log_entry {
     uint8_t kind;
-    uint32_t a, b; /* OPEN: role, decode; ERROR: kind; ABORT: depth */
+    uint32_t a, b; /* OPEN: role, decode; ERROR: kind; ABORT: depth; CONST: string */
     uint64_t pos, offset;
 } log_entry;
 
@@ -536,6 +536,10 @@ static tp_status run(tp_vm *vm) {
             vm->tags++;
             vm->pc = pc + 3;
             continue;
+        case TP_OP_CONST:
+            TRY(log_push(vm, LOG_CONST, a, 0, 0));
+            vm->pc = pc + 2;
+            continue;
         case TP_OP_TCLOSE:
             TRY(log_push(vm, LOG_CLOSE, 0, 0, 0));
             if (vm->tags) vm->tags--;
@@ -612,6 +616,13 @@ static tp_status drain(tp_vm *vm) {
             break;
         case LOG_ERROR:
             TRY(tp_emitter_error(vm->emitter, entry->a, entry->offset));
+            break;
+        case LOG_CONST: /* text the grammar implies, at this point of the output */
+            if (vm->emit_tags) {
+                uint32_t len;
+                const uint8_t *text = tp_program_string(vm->prog, entry->a, &len);
+                TRY(tp_emitter_text(vm->emitter, text, len));
+            }
             break;
         default:
             TRY(tp_emitter_abort(vm->emitter, entry->a));

@@ -147,39 +147,3 @@ def test_bad_python_arguments_are_errors_not_calls(source: str, kind: str, engin
     message = parse(source, KWARGS_CALL, engine=engine)
     assert message.tool_calls == []
     assert [e.kind for e in message.errors] == [kind]
-
-
-# --- chars() ----------------------------------------------------------------------------------
-
-NAME_THEN_HASH = Format(
-    name="name_then_hash",
-    description="a name of letters, then #",
-    grammar=Grammar(
-        {"start": seq(tag("tool_call", seq(tag("tool_name", chars("a-z", min1=True)), lit("#"))))},
-        {"start": "start"},
-    ),
-)
-
-
-@by_engine
-@pytest.mark.parametrize("sizes", [[1] * 11, [3, 3, 3, 2], [11]])
-def test_chars_takes_the_longest_run_across_chunks(engine: str, sizes: list[int]) -> None:
-    events = run_events(StreamParser(NAME_THEN_HASH, engine=engine, seed=1), "abcdefghij#", sizes)
-    ends = [e for e in events if isinstance(e, ToolCallEnd)]
-    assert [e.call.name for e in ends] == ["abcdefghij"]
-
-
-@by_engine
-@pytest.mark.parametrize(
-    ("text", "kind", "offset"),
-    [
-        ("#", "invalid_arguments", 0),
-        ("", "incomplete", 0),
-        ("ab", "incomplete", 2),
-        ("aB#", "invalid_arguments", 1),
-    ],
-)
-def test_chars_fails_where_the_run_ends(engine: str, text: str, kind: str, offset: int) -> None:
-    message = parse(text, NAME_THEN_HASH, engine=engine)
-    assert message.tool_calls == []
-    assert [(e.kind, e.offset) for e in message.errors] == [(kind, offset)]

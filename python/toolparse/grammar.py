@@ -59,11 +59,12 @@ DIALECTS = ("strict", "lenient", "python")
     OP_RECOVER,
     OP_RPOP,
     OP_CHARS,
-) = range(21)
-OPERANDS = (0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1, 0, 2)
+    OP_CONST,
+) = range(22)
+OPERANDS = (0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1, 0, 2, 1)
 OPCODE_NAMES = (
     "END LIT WS UNTIL JSON EOF CHOICE COMMIT PCOMMIT BCOMMIT FAIL FAILTWICE JMP CALL RET CUT "
-    "TOPEN TCLOSE RECOVER RPOP CHARS"
+    "TOPEN TCLOSE RECOVER RPOP CHARS CONST"
 ).split()
 
 # CHARS: operands are a string holding a 256-bit byte set and the flags
@@ -125,6 +126,11 @@ class Until(Node):
 class Chars(Node):
     byteset: bytes  # CHARS_SET_BYTES bytes, bit b of byte b >> 3 set for each member
     min1: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Const(Node):
+    text: bytes
 
 
 @dataclass(frozen=True, eq=False)
@@ -258,6 +264,13 @@ def chars(spec: str, *, min1: bool = False) -> Node:
     for b in members:
         byteset[b >> 3] |= 1 << (b & 7)
     return Chars(bytes(byteset), min1)
+
+
+def const(text: Pattern) -> Node:
+    """Matches no input, and gives the enclosing tag this text as if the output had
+    written it: a name or key the format implies (raw code after a marker is a call of
+    the ``python`` tool with a ``code`` argument)."""
+    return Const(_bytes(text))
 
 
 def seq(*items: Node) -> Node:
@@ -550,6 +563,8 @@ class _Compiler:
             if node.stops not in self.stopsets:
                 self.stopsets.append(node.stops)
             emit(OP_UNTIL, self.stopsets.index(node.stops), node.flags)
+        elif isinstance(node, Const):
+            emit(OP_CONST, self._string(node.text))
         elif isinstance(node, Chars):
             emit(OP_CHARS, self._string(node.byteset), CHARS_MIN1 if node.min1 else 0)
         elif isinstance(node, Json):
@@ -687,7 +702,7 @@ def _nullable(node: Node, rules: dict[str, bool]) -> bool:
         return not node.flags & UNTIL_MIN1
     if isinstance(node, Chars):
         return not node.min1
-    if isinstance(node, (Ws, Cut, Eof, Opt, Ahead)):
+    if isinstance(node, (Ws, Cut, Eof, Opt, Ahead, Const)):
         return True
     if isinstance(node, Many):
         return not node.at_least_one or _nullable(node.item, rules)

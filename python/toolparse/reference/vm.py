@@ -213,6 +213,9 @@ class VM:
             self.log.append(("open", self.pos, arg, code[pc + 2]))
             self.tags += 1
             self.pc = nxt
+        elif op == g.OP_CONST:
+            self.log.append(("const", self.pos, self.strings[arg]))
+            self.pc = nxt
         elif op == g.OP_TCLOSE:
             self.log.append(("close", self.pos))
             self.tags -= 1
@@ -472,6 +475,9 @@ class VM:
                 self.emit_tags -= 1
             elif kind == "error":
                 ops.append(("error", entry[2], entry[3]))
+            elif kind == "const":  # text the grammar implies, at this point of the output
+                if self.emit_tags:
+                    ops.append(("text", entry[2]))
             else:  # abort: the tags above the recovery frame end without closing
                 ops.append(("abort", entry[2]))
                 self.emit_tags = entry[2]
