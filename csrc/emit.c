@@ -1,6 +1,7 @@
 /* emit.c: the event builder; the twin of python/toolparse/reference/emitter.py. */
 #include "emit.h"
 
+#include "gemmavalue.h"
 #include "json.h"
 #include "pyliteral.h"
 #include "text.h"
@@ -247,7 +248,7 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
             c->ptypes = decode == TP_DECODE_STRING ? string_only : json_only;
             c->n_ptypes = 1;
             c->param_streams = decode == TP_DECODE_STRING;
-        } else if (decode == TP_DECODE_PYTHON) {
+        } else if (decode == TP_DECODE_PYTHON || decode == TP_DECODE_GEMMA) {
             c->param_streams = 0; /* converted whole, at its end */
         }
         if (c->in_param && c->param_streams) TRY(args_str(e, "\""));
@@ -493,10 +494,11 @@ static tp_status finish_call(tp_emitter *e) {
                       c->name.len, NULL);
 }
 
-/* A parameter value written as a Python literal, as JSON text. */
-static tp_status python_value(tp_emitter *e, const uint8_t *raw, size_t n) {
+/* A parameter value written as a Python literal or a Gemma 4 value, as JSON text. */
+static tp_status converted_value(tp_emitter *e, uint32_t decode, const uint8_t *raw, size_t n) {
     tp_buf json = {NULL, 0, 0};
-    tp_status st = tp_python_literal_to_json(&json, raw, n);
+    tp_status st = decode == TP_DECODE_PYTHON ? tp_python_literal_to_json(&json, raw, n)
+                                              : tp_gemma_value_to_json(&json, raw, n);
     if (st == TP_OK) st = args(e, json.data, json.len);
     tp_buf_free(&json);
     return st;
@@ -569,7 +571,8 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         tp_buf_free(&decoded);
     } else if (f.role == TP_ROLE_PARAM_VALUE && c->in_param) {
         if (c->param_streams) st = args_str(e, "\"");
-        else if (f.decode == TP_DECODE_PYTHON) st = python_value(e, data, n);
+        else if (f.decode == TP_DECODE_PYTHON || f.decode == TP_DECODE_GEMMA)
+            st = converted_value(e, f.decode, data, n);
         else st = typed_value(e, data, n);
         c->in_param = 0;
     }

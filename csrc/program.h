@@ -28,6 +28,7 @@ enum {
 #define TP_DECODE_STRING 2u /* a parameter value the output says is a string */
 #define TP_DECODE_JSON 3u   /* a parameter value the output says is JSON */
 #define TP_DECODE_PYTHON 4u /* a parameter value written as a Python literal */
+#define TP_DECODE_GEMMA 5u  /* a parameter value written as a Gemma 4 value */
 
 /* Roles: the order of grammar.ROLES. */
 enum {

@@ -79,8 +79,9 @@ JSON_ANY, JSON_STRING, JSON_OBJECT = 0, 1, 2
 # TOPEN decode operand: how a captured value is read.  For a name or an id: raw text or a
 # JSON string token.  For a parameter value: typed by the schema (raw), or as the output
 # says: always a string, or a JSON value (a string when it is not valid JSON), or a
-# Python literal (converted to JSON).
+# Python literal or a Gemma 4 value (converted to JSON).
 DECODE_RAW, DECODE_JSON_STRING, DECODE_STRING, DECODE_JSON, DECODE_PYTHON = 0, 1, 2, 3, 4
+DECODE_GEMMA = 5
 
 MAGIC = b"TPG1"
 
@@ -323,6 +324,7 @@ _DECODES = {
     "string": DECODE_STRING,
     "json": DECODE_JSON,
     "python": DECODE_PYTHON,
+    "gemma": DECODE_GEMMA,
 }
 
 
@@ -330,18 +332,19 @@ def tag(
     role: Role,
     item: Node,
     *,
-    decode: Literal["raw", "json_string", "string", "json", "python"] = "raw",
+    decode: Literal["raw", "json_string", "string", "json", "python", "gemma"] = "raw",
 ) -> Node:
     """The bytes item matches carry a semantic role.  decode: "json_string" for a name,
     id, or reasoning or content text written as a JSON string (decoded as it streams);
-    "string", "json" or "python" (a Python literal, which item must delimit, e.g.
-    json("python")) for a parameter value whose type the output itself states (otherwise
-    the tool schema types it)."""
+    "string", "json", "python" (a Python literal, which item must delimit, e.g.
+    json("python")) or "gemma" (a Gemma 4 value: bare dict keys, strings between <|"|>)
+    for a parameter value whose type the output itself states (otherwise the tool schema
+    types it)."""
     if role not in ROLES:
         raise GrammarError(f"unknown role {role!r}")
     if decode not in _DECODES:
         raise GrammarError(f"unknown decode {decode!r}")
-    if decode in ("string", "json", "python") and role != "param_value":
+    if decode in ("string", "json", "python", "gemma") and role != "param_value":
         raise GrammarError(f"decode={decode!r} is for param_value, not {role!r}")
     return Tag(role, item, _DECODES[decode])
 

@@ -20,6 +20,7 @@ from ..events import (
     ToolCallStart,
 )
 from ..message import ParseError, ToolCall
+from .gemmavalue import gemma_value_to_json
 from .json import JsonScanner
 from .pyliteral import python_literal_to_json
 
@@ -303,8 +304,8 @@ class Emitter:
                 call.param_types = ("string",)
             elif decode == g.DECODE_JSON:
                 call.param_types = ("json",)
-            elif decode == g.DECODE_PYTHON:
-                call.param_types = ("python",)  # converted whole, at its end
+            elif decode in (g.DECODE_PYTHON, g.DECODE_GEMMA):
+                call.param_types = ("converted",)  # converted whole, at its end
             if call.param is not None and call.param_types == ("string",):
                 self._args('"', out)
 
@@ -376,6 +377,8 @@ class Emitter:
                 self._args('"', out)
             elif frame.decode == g.DECODE_PYTHON:
                 self._args(python_literal_to_json(bytes(frame.data)), out)
+            elif frame.decode == g.DECODE_GEMMA:
+                self._args(gemma_value_to_json(bytes(frame.data)), out)
             else:
                 raw = frame.data.decode("utf-8", "replace")
                 self._args(typed_value(raw, call.param_types), out)

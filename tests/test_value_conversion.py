@@ -1,6 +1,6 @@
-"""Python-literal parameter values (decode="python"): what a pythonic call writes becomes
-the JSON a Python program would get from ast.literal_eval and json.dumps, on both engines
-and under any chunking."""
+"""Parameter values converted to JSON: Python literals (decode="python") become the JSON a
+Python program would get from ast.literal_eval and json.dumps, and Gemma 4 values
+(decode="gemma") the JSON they stand for, on both engines and under any chunking."""
 
 from __future__ import annotations
 
@@ -14,7 +14,20 @@ from hypothesis import strategies as st
 from engines import ENGINES, run_events
 from helpers import partitions
 from toolparse import Format, ParseError, StreamParser, ToolCallEnd, parse
-from toolparse.grammar import Grammar, chars, eof, lit, many, opt, seq, tag, ws
+from toolparse.grammar import (
+    Grammar,
+    chars,
+    choice,
+    eof,
+    lit,
+    many,
+    opt,
+    ref,
+    seq,
+    tag,
+    until,
+    ws,
+)
 from toolparse.grammar import json as json_value
 
 by_engine = pytest.mark.parametrize("engine", ENGINES)
@@ -147,3 +160,112 @@ def test_bad_python_arguments_are_errors_not_calls(source: str, kind: str, engin
     message = parse(source, KWARGS_CALL, engine=engine)
     assert message.tool_calls == []
     assert [e.kind for e in message.errors] == [kind]
+
+
+# --- Gemma 4 values (decode="gemma") ------------------------------------------------------------
+
+QUOTE = '<|"|>'
+GEMMA_RULES = {
+    "value": choice(
+        seq(lit(QUOTE), until(QUOTE, need_stop=True), lit(QUOTE)),
+        ref("dict"),
+        ref("array"),
+        lit("true"),
+        lit("false"),
+        lit("null"),
+        chars("-+.0-9eE", min1=True),
+    ),
+    "member": seq(until(":", "}", min1=True, need_stop=True), lit(":"), ws(), ref("value")),
+    "dict": seq(
+        lit("{"),
+        ws(),
+        opt(seq(ref("member"), many(seq(lit(","), ws(), ref("member"))))),
+        ws(),
+        lit("}"),
+    ),
+    "array": seq(
+        lit("["),
+        ws(),
+        opt(seq(ref("value"), many(seq(lit(","), ws(), ref("value"))))),
+        ws(),
+        lit("]"),
+    ),
+}
+GEMMA_ARG = seq(
+    tag("param_name", until(":", "}", min1=True, need_stop=True)),
+    lit(":"),
+    ws(),
+    tag("param_value", ref("value"), decode="gemma"),
+)
+GEMMA_CALL = Format(
+    name="gemma_call",
+    description="NAME{key:value,...} with Gemma 4 values",
+    grammar=Grammar(
+        {
+            "start": seq(
+                tag(
+                    "tool_call",
+                    seq(
+                        tag("tool_name", IDENT),
+                        lit("{"),
+                        opt(seq(GEMMA_ARG, many(seq(lit(","), GEMMA_ARG)))),
+                        lit("}"),
+                    ),
+                ),
+                eof(),
+            ),
+            **GEMMA_RULES,
+        },
+        {"start": "start"},
+    ),
+)
+
+
+def gemma(value: Any) -> str:
+    """value written the way Gemma 4 writes tool-call values."""
+    if isinstance(value, str):
+        return QUOTE + value + QUOTE
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{gemma(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(gemma(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+gemma_keys = st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True)
+gemma_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text().filter(lambda t: QUOTE not in t),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(gemma_keys, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(args=st.dictionaries(gemma_keys, gemma_values, min_size=1, max_size=3), data=st.data())
+def test_any_gemma_value_round_trips(args: dict[str, Any], data: st.DataObject) -> None:
+    source = ("f" + gemma(args)).encode()
+    sizes = data.draw(partitions(len(source)))
+    for engine in ENGINES:
+        events = run_events(StreamParser(GEMMA_CALL, engine=engine, seed=1), source, sizes)
+        ends = [e for e in events if isinstance(e, ToolCallEnd)]
+        assert len(ends) == 1, [e for e in events if isinstance(e, ParseError)]
+        assert ends[0].call.arguments == args
+        assert ends[0].call.arguments_json == json.dumps(args, ensure_ascii=False)
+
+
+@by_engine
+def test_gemma_strings_are_raw_text(engine: str) -> None:
+    source = (
+        'f{q:<|"|>say "hi" \\n\tC:\\\\path {x:1}<|"|>,n:[-1.5e3, true, null, {k : <|"|><|"|>}]}'
+    )
+    message = parse(source, GEMMA_CALL, engine=engine)
+    assert not message.errors
+    (call,) = message.tool_calls
+    assert call.arguments == {
+        "q": 'say "hi" \\n\tC:\\\\path {x:1}',
+        "n": [-1500.0, True, None, {"k": ""}],
+    }

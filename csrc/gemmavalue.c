@@ -1,0 +1,78 @@
+/* gemmavalue.c: Gemma 4 value to JSON text; the twin of
+ * python/toolparse/reference/gemmavalue.py. */
+#include "gemmavalue.h"
+
+#include "text.h"
+
+#define TRY(expr)                          \
+    do {                                   \
+        tp_status st_ = (expr);            \
+        if (st_ != TP_OK) return st_;      \
+    } while (0)
+
+static const uint8_t QUOTE[] = "<|\"|>";
+#define QUOTE_LEN 5u
+
+static int is_space(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
+
+static int quote_at(const uint8_t *s, size_t n, size_t k) {
+    return n - k >= QUOTE_LEN && memcmp(s + k, QUOTE, QUOTE_LEN) == 0;
+}
+
+/* text as a JSON string */
+static tp_status json_string(tp_buf *out, const uint8_t *text, size_t len) {
+    TRY(tp_buf_append(out, "\"", 1));
+    TRY(tp_json_escape_append(out, text, len));
+    return tp_buf_append(out, "\"", 1);
+}
+
+static tp_status convert(tp_buf *out, tp_buf *open, const uint8_t *s, size_t n) {
+    size_t k = 0;
+    int want_key = 0;
+    while (k < n) {
+        uint8_t b = s[k];
+        if (is_space(b)) {
+            k++;
+        } else if (want_key && b != '}') { /* a dict key: the text before its colon */
+            size_t start = k, end;
+            while (k < n && s[k] != ':') k++;
+            end = k;
+            while (end > start && is_space(s[end - 1])) end--;
+            TRY(json_string(out, s + start, end - start));
+            TRY(tp_buf_append(out, ": ", 2));
+            if (k < n) k++;
+            want_key = 0;
+        } else if (quote_at(s, n, k)) {
+            size_t start = k + QUOTE_LEN;
+            k = start;
+            while (k < n && !quote_at(s, n, k)) k++;
+            TRY(json_string(out, s + start, k - start));
+            k = k < n ? k + QUOTE_LEN : n;
+        } else if (b == '{' || b == '[') {
+            TRY(tp_buf_append(open, &b, 1));
+            TRY(tp_buf_append(out, &b, 1));
+            want_key = b == '{';
+            k++;
+        } else if (b == '}' || b == ']') {
+            if (open->len) open->len--;
+            TRY(tp_buf_append(out, &b, 1));
+            want_key = 0;
+            k++;
+        } else if (b == ',') {
+            TRY(tp_buf_append(out, ", ", 2));
+            want_key = open->len && open->data[open->len - 1] == '{';
+            k++;
+        } else {
+            TRY(tp_buf_append(out, &b, 1));
+            k++;
+        }
+    }
+    return TP_OK;
+}
+
+tp_status tp_gemma_value_to_json(tp_buf *out, const uint8_t *s, size_t n) {
+    tp_buf open = {NULL, 0, 0}; /* the containers open at this point, innermost last */
+    tp_status st = convert(out, &open, s, n);
+    tp_buf_free(&open);
+    return st;
+}

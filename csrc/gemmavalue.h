@@ -1,0 +1,16 @@
+/* gemmavalue.h: a Gemma 4 tool-call value (bare dict keys, strings between <|"|> tokens)
+ * to JSON text (internal). */
+#ifndef TOOLPARSE_GEMMAVALUE_H
+#define TOOLPARSE_GEMMAVALUE_H
+
+#include "buffer.h"
+#include "common.h"
+
+/* Appends the JSON text of the Gemma 4 value s[0..n) (delimited by the format's grammar):
+ * a string between two <|"|> tokens becomes a JSON string of its raw text, a dict key
+ * (the text before its colon) a JSON string, numbers, true, false and null stay, and the
+ * separators become ", " and ": ".  Input it was not made for gives some output without
+ * reading outside s. */
+tp_status tp_gemma_value_to_json(tp_buf *out, const uint8_t *s, size_t n);
+
+#endif
