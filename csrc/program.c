@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Operand count per opcode: the same table as grammar.OPERANDS. */
-static const uint8_t operands[TP_OP_COUNT] = {0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0,
+static const uint8_t operands[TP_OP_COUNT] = {0, 1, 0, 2, 2, 1, 1, 1, 1, 1, 0,
                                               0, 1, 1, 0, 0, 2, 0, 1, 0, 2, 1};
 
 struct tp_program {

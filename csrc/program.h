@@ -15,6 +15,7 @@ enum {
     TP_OP_CHARS, TP_OP_CONST, TP_OP_COUNT
 };
 
+#define TP_EOF_STOPPED 1u /* EOF fails where the output was cut short */
 #define TP_CHARS_SET_BYTES 32u /* a CHARS byte set: bit b of byte b >> 3 */
 #define TP_CHARS_MIN1 1u
 #define TP_UNTIL_MIN1 1u

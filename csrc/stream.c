@@ -173,12 +173,12 @@ tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len) {
     return tp_vm_feed(s->vm, buf, len);
 }
 
-tp_status tp_stream_finish(tp_stream *s) {
+tp_status tp_stream_finish(tp_stream *s, int cut_short) {
     tp_status st;
     tp_emitter_clear_events(s->emitter);
     if (s->finished) return TP_ERR_STATE;
     s->finished = 1;
-    st = tp_vm_finish(s->vm);
+    st = tp_vm_finish(s->vm, cut_short);
     if (st == TP_OK) st = tp_emitter_abort(s->emitter, 0);
     return st;
 }

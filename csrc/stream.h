@@ -77,7 +77,8 @@ void tp_stream_reset(tp_stream *s);
 /* Feeds bytes; the events they made certain are then in tp_stream_events (borrowed, valid
  * until the next call on s).  TP_ERR_NOMEM leaves the stream unusable but safe to free. */
 tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len);
-tp_status tp_stream_finish(tp_stream *s);
+/* The end of the response; cut_short when it was cut off (finish reason "length"). */
+tp_status tp_stream_finish(tp_stream *s, int cut_short);
 const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena);
 
 /* The message so far (borrowed). */

@@ -65,6 +65,7 @@ struct tp_vm {
     tp_buf window;
     uint64_t base; /* stream offset of window.data[0] */
     int eof, finished;
+    int cut_short; /* the input ended because the output was cut off */
     uint32_t pc;
     uint64_t pos;
     stack calls, choices, recovers, log;
@@ -148,7 +149,7 @@ void tp_vm_free(tp_vm *vm) {
 void tp_vm_reset(tp_vm *vm) {
     vm->window.len = 0;
     vm->base = 0;
-    vm->eof = vm->finished = 0;
+    vm->eof = vm->finished = vm->cut_short = 0;
     vm->pc = vm->entry;
     vm->pos = 0;
     vm->calls.len = vm->choices.len = vm->recovers.len = vm->log.len = 0;
@@ -261,9 +262,11 @@ static int op_ws(tp_vm *vm) {
     return vm->pos == end && !vm->eof ? R_NEED : R_OK;
 }
 
-static int op_eof(tp_vm *vm) {
+static int op_eof(tp_vm *vm, uint32_t flags) {
     if (vm->pos < avail(vm)) return fail_with(vm, TP_PE_UNEXPECTED, vm->pos);
-    return vm->eof ? R_OK : R_NEED;
+    if (!vm->eof) return R_NEED;
+    if ((flags & TP_EOF_STOPPED) && vm->cut_short) return fail_with(vm, TP_PE_INCOMPLETE, vm->pos);
+    return R_OK;
 }
 
 /* The longest run of bytes from a set; a suspended run goes on from vm->pos. */
@@ -462,7 +465,7 @@ static tp_status run(tp_vm *vm) {
         case TP_OP_JSON: r = op_json(vm, a); break;
         case TP_OP_CHARS: r = op_chars(vm, a, code[pc + 2]); break;
         case TP_OP_WS: r = op_ws(vm); break;
-        case TP_OP_EOF: r = op_eof(vm); break;
+        case TP_OP_EOF: r = op_eof(vm, a); break;
         case TP_OP_CHOICE: {
             choice c;
             c.pc = a;
@@ -570,7 +573,7 @@ static tp_status run(tp_vm *vm) {
         }
         if (r == R_OK) {
             vm->pc = pc + 1 + (op == TP_OP_UNTIL || op == TP_OP_JSON || op == TP_OP_CHARS ? 2u
-                               : op == TP_OP_LIT                                  ? 1u
+                               : op == TP_OP_LIT || op == TP_OP_EOF               ? 1u
                                                                                   : 0u);
         } else {
             TRY(fail(vm, vm->fail_kind, vm->fail_offset));
@@ -669,8 +672,9 @@ tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len) {
     return TP_OK;
 }
 
-tp_status tp_vm_finish(tp_vm *vm) {
+tp_status tp_vm_finish(tp_vm *vm, int cut_short) {
     vm->eof = 1;
+    vm->cut_short = cut_short;
     TRY(run(vm));
     TRY(drain(vm));
     trim(vm);

@@ -15,6 +15,8 @@ void tp_vm_free(tp_vm *vm);
 void tp_vm_reset(tp_vm *vm);
 
 tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len);
-tp_status tp_vm_finish(tp_vm *vm);
+/* The end of the input; cut_short: the output was cut off (finish reason "length"), not
+ * stopped by the model. */
+tp_status tp_vm_finish(tp_vm *vm, int cut_short);
 
 #endif

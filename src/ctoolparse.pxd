@@ -109,7 +109,7 @@ cdef extern from "toolparse.h" nogil:
     void tp_stream_free(tp_stream *s)
     void tp_stream_reset(tp_stream *s)
     tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len)
-    tp_status tp_stream_finish(tp_stream *s)
+    tp_status tp_stream_finish(tp_stream *s, int cut_short)
     const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena)
     const uint8_t *tp_stream_content(const tp_stream *s, size_t *len)
     const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present)

@@ -128,8 +128,8 @@ cdef class NativeStream:
         _check(status)
         return self._events()
 
-    def finish(self):
-        cdef tp_status status = tp_stream_finish(self._c)
+    def finish(self, bint cut_short=False):
+        cdef tp_status status = tp_stream_finish(self._c, cut_short)
         if status == TP_ERR_STATE:
             raise ValueError("finish() was already called; call reset() for the next response")
         _check(status)

@@ -36,11 +36,13 @@ def calls(events: list[Any]) -> list[tuple[str, Any]]:
 
 @cache
 def truncations(engine: str, fixture_id: str) -> tuple[list[Any], list[list[Any]]]:
-    """(the events of the whole output, the events of every prefix fed whole)."""
+    """(the events of the whole output, the events of every prefix fed whole and finished
+    as what it is: an output cut short)."""
     fixture = next(f for f in FIXTURES if f.id == fixture_id)
     whole = run_events(fixture.parser(engine), fixture.raw)
     cuts = [
-        run_events(fixture.parser(engine), fixture.raw[:cut]) for cut in range(len(fixture.raw))
+        run_events(fixture.parser(engine), fixture.raw[:cut], reason="length")
+        for cut in range(len(fixture.raw))
     ]
     return whole, cuts
 

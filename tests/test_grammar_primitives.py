@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engines import ENGINES, run_events
-from toolparse import Format, StreamParser, ToolCallEnd, parse
-from toolparse.grammar import Grammar, chars, choice, const, eof, lit, seq, tag, until
+from toolparse import Format, ParseError, StreamParser, ToolCallEnd, parse
+from toolparse.grammar import Grammar, chars, choice, const, eof, lit, seq, stopped, tag, until
 
 by_engine = pytest.mark.parametrize("engine", ENGINES)
 
@@ -109,3 +111,45 @@ def test_const_of_an_alternative_that_failed_leaves_no_text(
     engine: str, text: str, content: str
 ) -> None:
     assert parse(text, IMPLIED_OR_WORD, engine=engine).content == content
+
+
+RAW_CODE_TO_THE_END = Format(
+    name="raw_code_to_the_end",
+    description="<py> then code up to </py> or the end of the output",
+    grammar=Grammar(
+        {
+            "start": seq(
+                lit("<py>"),
+                tag(
+                    "tool_call",
+                    seq(
+                        tag("tool_name", const("python")),
+                        tag("param_name", const("code")),
+                        tag("param_value", until("</py>"), decode="string"),
+                        choice(lit("</py>"), stopped()),
+                    ),
+                ),
+                eof(),
+            )
+        },
+        {"start": "start"},
+    ),
+)
+
+
+@by_engine
+@pytest.mark.parametrize(
+    ("reason", "calls", "errors"),
+    [("stop", [("python", {"code": "x = 1"})], []), ("length", [], [("incomplete", 9)])],
+)
+def test_stopped_tells_an_output_that_ended_from_one_cut_short(
+    engine: str, reason: str, calls: list[Any], errors: list[Any]
+) -> None:
+    parser = StreamParser(RAW_CODE_TO_THE_END, engine=engine)
+    events = parser.feed("<py>x = 1") + parser.finish(reason)
+    assert [(e.call.name, e.call.arguments) for e in events if isinstance(e, ToolCallEnd)] == calls
+    assert [(e.kind, e.offset) for e in events if isinstance(e, ParseError)] == errors
+    # a closing marker ends the call whatever the reason
+    parser = StreamParser(RAW_CODE_TO_THE_END, engine=engine)
+    events = parser.feed("<py>x = 1</py>") + parser.finish(reason)
+    assert len([e for e in events if isinstance(e, ToolCallEnd)]) == 1

@@ -61,12 +61,14 @@ DIALECTS = ("strict", "lenient", "python")
     OP_CHARS,
     OP_CONST,
 ) = range(22)
-OPERANDS = (0, 1, 0, 2, 2, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1, 0, 2, 1)
+OPERANDS = (0, 1, 0, 2, 2, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1, 0, 2, 1)
 OPCODE_NAMES = (
     "END LIT WS UNTIL JSON EOF CHOICE COMMIT PCOMMIT BCOMMIT FAIL FAILTWICE JMP CALL RET CUT "
     "TOPEN TCLOSE RECOVER RPOP CHARS CONST"
 ).split()
 
+# EOF flags
+EOF_STOPPED = 1  # fails when the output was cut short (finish reason "length")
 # CHARS: operands are a string holding a 256-bit byte set and the flags
 CHARS_SET_BYTES = 32
 CHARS_MIN1 = 1  # fails when no byte of the set comes first
@@ -191,7 +193,7 @@ class Ref(Node):
 
 @dataclass(frozen=True, eq=False)
 class Eof(Node):
-    pass
+    stopped: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -356,6 +358,13 @@ def cut() -> Node:
 
 def ref(name: str) -> Node:
     return Ref(name)
+
+
+def stopped() -> Node:
+    """The end of the output where the model stopped: at the end of an output that was
+    cut short (finish reason "length") it fails, as incomplete.  For a call that has no
+    closing marker and runs to the end of the output (raw code after a marker)."""
+    return Eof(stopped=True)
 
 
 def eof() -> Node:
@@ -573,7 +582,7 @@ class _Compiler:
         elif isinstance(node, Json):
             emit(OP_JSON, DIALECTS.index(node.dialect) | node.kind << 8, 0)
         elif isinstance(node, Eof):
-            emit(OP_EOF)
+            emit(OP_EOF, EOF_STOPPED if node.stopped else 0)
         elif isinstance(node, Seq):
             for item in node.items:
                 self._node(item)

@@ -110,7 +110,7 @@ class StreamParser:
 
     def finish(self, reason: str = "stop") -> list[Event]:
         """Ends the response ("stop", "length", ...); the last event is End."""
-        events: list[Event] = self._stream.finish()
+        events: list[Event] = self._stream.finish(reason == "length")
         self._finish_reason = reason
         events.append(End(reason, self.message))
         return events

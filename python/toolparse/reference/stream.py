@@ -38,12 +38,12 @@ class ReferenceStream:
         self._emitter.apply(self._vm.feed(as_bytes(data)), out)
         return out
 
-    def finish(self) -> list[Any]:
+    def finish(self, cut_short: bool = False) -> list[Any]:
         if self._finished:
             raise ValueError("finish() was already called; call reset() for the next response")
         self._finished = True
         out: list[Any] = []
-        self._emitter.apply(self._vm.finish(), out)
+        self._emitter.apply(self._vm.finish(cut_short=cut_short), out)
         self._emitter.abort_all(out)
         return out
 

@@ -101,6 +101,7 @@ class VM:
         self.tags = 0  # tags open in the parse so far
         self.sub: _UntilState | _JsonState | _CharsState | None = None
         self.finished = False  # END reached or the parse failed for good
+        self.cut_short = False  # the input ended because the output was cut off
         # The first failure for lack of input since the last error: what an error then is.
         self.ran_out: tuple[str, int] | None = None
         # emission
@@ -122,8 +123,11 @@ class VM:
         self._run()
         return self._drain()
 
-    def finish(self) -> list[Op]:
+    def finish(self, *, cut_short: bool = False) -> list[Op]:
+        """The end of the input; cut_short: the output was cut off (finish reason "length"),
+        not stopped by the model."""
         self.eof = True
+        self.cut_short = cut_short
         self._run()
         return self._drain()
 
@@ -157,7 +161,7 @@ class VM:
             elif op == g.OP_WS:
                 result = self._ws()
             elif op == g.OP_EOF:
-                result = self._eof()
+                result = self._eof(code[pc + 1])
             else:
                 self._control(op, pc)
                 continue
@@ -322,10 +326,14 @@ class VM:
             return ("incomplete" if self.pos == self.avail else "unexpected", self.pos)
         return True
 
-    def _eof(self) -> object:
+    def _eof(self, flags: int) -> object:
         if self.pos < self.avail:
             return ("unexpected", self.pos)
-        return True if self.eof else NEED_MORE
+        if not self.eof:
+            return NEED_MORE
+        if flags & g.EOF_STOPPED and self.cut_short:
+            return ("incomplete", self.pos)
+        return True
 
     def _until(self, stopset: int, flags: int) -> object:
         stops = self.stopsets[stopset]
