@@ -274,8 +274,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
                 continue;
             case 't':
             case 'f':
-            case 'n':
-                if (python) FAIL(TP_JSON_E_UNEXPECTED_BYTE);
+            case 'n': /* also in python: models writing Python calls use JSON's literals */
                 s->lit = (uint8_t)(b == 't' ? 0 : b == 'f' ? 1 : 2);
                 goto open_literal;
             case 'T':

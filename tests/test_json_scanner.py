@@ -573,8 +573,15 @@ def test_python_dialect_records_lone_surrogate(impl):
     assert scanner.repaired is True
 
 
+def test_python_dialect_also_takes_json_literals(impl):
+    # models that write Python calls write JSON's literals too (LFM2 does)
+    scanner, verdict = both_ways(impl, b"[true, false, null, True]", "python")
+    assert verdict == "complete"
+    assert scanner.relaxations == ()
+
+
 @pytest.mark.parametrize(
-    "data", [b"{a: 1}", b"[true]", b"[null]", b"{1: 2}", b"[NaN]", b"{'a'}", b"[,]", b"(,)"]
+    "data", [b"{a: 1}", b"[nul]", b"[tru]", b"{1: 2}", b"[NaN]", b"{'a'}", b"[,]", b"(,)"]
 )
 def test_python_dialect_rejects_non_python(impl, data):
     _, verdict = both_ways(impl, data, "python")

@@ -60,6 +60,7 @@ CUT_INSIDE_A_CALL = {
     "seed_oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Os",
     "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Os',
     "pythonic": '[get_weather(city="Os',
+    "lfm2": '<|tool_call_start|>[get_weather(city="Os',
     "functionary_v3_1": '<function=get_weather>{"city": "Os',
     "functionary_v3_2": 'get_weather\n{"city": "Os',
     "firefunction_v2": ' functools[{"name": "get_weather", "arguments": {"city": "Os',

@@ -22,9 +22,10 @@ def function_name() -> Node:
 
 def keyword_arguments() -> Node:
     """``(key=value, ...)``: keyword arguments only, values as Python literals (converted
-    to JSON); a trailing comma is allowed.  A positional argument is invalid arguments.
-    Once ``key=`` has come, the value is final: a bad value is an error where it breaks,
-    never a retry of the text from an earlier point."""
+    to JSON; JSON's true, false and null are taken too); a trailing comma is allowed.  A
+    positional argument is invalid arguments.  Once ``key=`` has come, the value is
+    final: a bad value is an error where it breaks, never a retry of the text from an
+    earlier point."""
     argument = seq(
         tag("param_name", identifier()),
         ws(),

@@ -25,8 +25,9 @@ Facts this grammar relies on:
 - After a broken call the rest of that list is dropped (up to ``<|python_end|>`` in a
   block, up to the next ``<|python_start|>`` or the end otherwise): nothing of it reaches
   content, and no call is guessed.
-- JSON literals (``true``, ``null``) are not Python and make the arguments invalid, as
-  Python's parser would (llama.cpp's LFM2 parser accepts them; vLLM and SGLang do not).
+- JSON's ``true``, ``false`` and ``null`` are read as ``True``, ``False`` and ``None``:
+  models writing Python calls use them, and vLLM's and SGLang's pythonic parsers and
+  llama.cpp's accept them.
 """
 
 from __future__ import annotations

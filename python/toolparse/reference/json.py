@@ -320,7 +320,7 @@ class JsonScanner:
         if ord("1") <= b <= ord("9"):
             self._state = _NUM_INT
             return i + 1
-        if b in b"tfn" and not python:
+        if b in b"tfn":  # also in python: models writing Python calls use JSON's literals
             self._lit = b"tfn".index(b)
         elif b in b"TFN" and not strict:
             if not python:
