@@ -20,6 +20,7 @@ typedef struct frame {
 typedef struct call_state {
     int active, dead, has_args, has_name, in_param, param_streams;
     int begun; /* the arguments have begun: the call is announced once named */
+    int repaired; /* the grammar salvaged the call (its closing was cut off) */
     int32_t index, tool;
     uint32_t params, n_ptypes;
     const uint32_t *ptypes;
@@ -40,6 +41,7 @@ struct tp_emitter {
     size_t n_events, events_cap;
     tp_buf arena;
     tp_json *scanner; /* for typing parameter values */
+    int repair;       /* repair mode: arguments are held, salvageable calls reported */
 };
 
 static const uint32_t string_only[1] = {TP_TYPE_STRING};
@@ -51,10 +53,11 @@ static const uint32_t json_only[1] = {TP_TYPE_JSON};
         if (st_ != TP_OK) return st_;      \
     } while (0)
 
-tp_status tp_emitter_new(const tp_tools *tools, tp_emitter **out) {
+tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out) {
     tp_emitter *e = (tp_emitter *)calloc(1, sizeof *e);
     if (!e) return TP_ERR_NOMEM;
     e->tools = tools;
+    e->repair = repair;
     if (tp_json_new(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, &e->scanner) != TP_OK) {
         free(e);
         return TP_ERR_NOMEM;
@@ -66,7 +69,7 @@ tp_status tp_emitter_new(const tp_tools *tools, tp_emitter **out) {
 
 static void call_clear(call_state *c) {
     c->active = c->dead = c->has_args = c->has_name = c->in_param = c->param_streams = 0;
-    c->begun = 0;
+    c->begun = c->repaired = 0;
     c->index = -1;
     c->tool = -1;
     c->params = 0;
@@ -170,6 +173,7 @@ static tp_status args(tp_emitter *e, const uint8_t *text, size_t n) {
     call_state *c = &e->call;
     if (!c->active || c->dead || n == 0) return TP_OK;
     TRY(tp_buf_append(&c->args, text, n));
+    if (e->repair) return TP_OK; /* held: sent whole (or repaired) when the call ends */
     if (c->index < 0) return tp_buf_append(&c->pending, text, n);
     return push_event(e, TP_EV_ARGS, c->index, text, n, NULL, 0, NULL);
 }
@@ -239,6 +243,8 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
         if (c->has_args || c->params) TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
         c->has_args = c->begun = 1;
         TRY(announce(e));
+    } else if (c->active && role == TP_ROLE_REPAIRED) {
+        c->repaired = 1;
     } else if (c->active && role == TP_ROLE_PARAM_NAME) {
         c->begun = 1;
         TRY(announce(e));
@@ -481,15 +487,27 @@ static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
 static tp_status finish_call(tp_emitter *e) {
     call_state *c = &e->call;
     size_t used = 0;
+    int valid;
     TRY(announce(e));
     if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
     if (c->params) TRY(args_str(e, "}"));
     else if (!c->has_args) TRY(args_str(e, "{}"));
     tp_json_reset(e->scanner);
     tp_json_feed(e->scanner, c->args.data, c->args.len, &used);
-    if (c->args.len == 0 || c->args.data[0] != '{' || tp_json_finish(e->scanner) != TP_JSON_COMPLETE ||
-        tp_json_end(e->scanner) != (int64_t)c->args.len)
-        return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
+    valid = c->args.len > 0 && c->args.data[0] == '{' &&
+            tp_json_finish(e->scanner) == TP_JSON_COMPLETE &&
+            tp_json_end(e->scanner) == (int64_t)c->args.len;
+    if (e->repair && c->repaired && !c->has_args && !c->params) /* never invent arguments */
+        return call_error(e, TP_PE_INCOMPLETE, TP_MSG_ENDED_INSIDE_CALL, NULL, 0);
+    if (e->repair && (!valid || c->repaired)) {
+        tp_event *ev;
+        TRY(push_event(e, TP_EV_CALL_REPAIR, c->index, c->args.data, c->args.len, c->name.data,
+                       c->name.len, &ev));
+        ev->offset = e->offset;
+        return TP_OK;
+    }
+    if (!valid) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
+    if (e->repair) TRY(push_event(e, TP_EV_ARGS, c->index, c->args.data, c->args.len, NULL, 0, NULL));
     return push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
                       c->name.len, NULL);
 }

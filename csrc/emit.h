@@ -9,7 +9,9 @@
 
 typedef struct tp_emitter tp_emitter;
 
-tp_status tp_emitter_new(const tp_tools *tools, tp_emitter **out);
+/* repair: hold each call's arguments until it ends, and report a call whose arguments are
+ * not a JSON object, or that the grammar marked repaired, as TP_EV_CALL_REPAIR. */
+tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out);
 void tp_emitter_free(tp_emitter *e);
 void tp_emitter_reset(tp_emitter *e);
 

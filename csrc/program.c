@@ -96,7 +96,8 @@ static int check_code(const tp_program *p, const char **where) {
             }
             break;
         case TP_OP_JSON:
-            if ((a & 0xFF) > 2 || (a >> 8) > TP_JSON_KIND_OBJECT) {
+            if ((a & 0xFF) > 2 || (a >> 8 & 0xFF) > TP_JSON_KIND_OBJECT ||
+                (a >> 16) > TP_JSON_CLOSE_AT_END) {
                 *where = "JSON dialect or kind out of range";
                 ok = 0;
             }

@@ -24,6 +24,8 @@ enum {
 #define TP_JSON_KIND_ANY 0u
 #define TP_JSON_KIND_STRING 1u
 #define TP_JSON_KIND_OBJECT 2u
+#define TP_JSON_CLOSE_AT_END 1u /* JSON operand flags (bits 16+): a value the end of the
+                                 * input cuts off matches (repair grammars) */
 #define TP_DECODE_RAW 0u
 #define TP_DECODE_JSON_STRING 1u
 #define TP_DECODE_STRING 2u /* a parameter value the output says is a string */
@@ -35,6 +37,7 @@ enum {
 enum {
     TP_ROLE_REASONING, TP_ROLE_CONTENT, TP_ROLE_TOOL_CALL, TP_ROLE_TOOL_NAME,
     TP_ROLE_TOOL_ARGS, TP_ROLE_TOOL_ID, TP_ROLE_PARAM_NAME, TP_ROLE_PARAM_VALUE,
+    TP_ROLE_REPAIRED, /* marks the open call as salvaged (repair grammars) */
     TP_ROLE_COUNT
 };
 

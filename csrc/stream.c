@@ -134,7 +134,7 @@ struct tp_stream {
 };
 
 tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
-                        const tp_tools *tools, tp_stream **out) {
+                        const tp_tools *tools, uint32_t flags, tp_stream **out) {
     tp_stream *s;
     int64_t address;
     tp_status st;
@@ -144,7 +144,7 @@ tp_status tp_stream_new(const tp_program *program, const char *entry, size_t ent
     if (address < 0) return TP_ERR_ARG;
     s = (tp_stream *)calloc(1, sizeof *s);
     if (!s) return TP_ERR_NOMEM;
-    st = tp_emitter_new(tools, &s->emitter);
+    st = tp_emitter_new(tools, (flags & TP_STREAM_REPAIR) != 0, &s->emitter);
     if (st == TP_OK) st = tp_vm_new(program, (uint32_t)address, s->emitter, &s->vm);
     if (st != TP_OK) {
         tp_stream_free(s);

@@ -12,7 +12,9 @@ typedef enum tp_event_kind {
     TP_EV_CALL_START = 3, /* text: name; aux: the id the output carried (may be empty) */
     TP_EV_ARGS = 4,       /* text: the next piece of the arguments JSON */
     TP_EV_CALL_END = 5,   /* text: the whole arguments JSON; aux: name */
-    TP_EV_ERROR = 6       /* code: kind; msg: message; text: detail (a name) */
+    TP_EV_ERROR = 6,      /* code: kind; msg: message; text: detail (a name) */
+    TP_EV_CALL_REPAIR = 7 /* repair mode: a call whose arguments need repair; text: its
+                           * arguments as written; aux: name; offset: where it ended */
 } tp_event_kind;
 
 typedef enum tp_error_kind {
@@ -69,8 +71,10 @@ typedef struct tp_stream tp_stream;
 
 /* tools may be NULL (no tool list given: every name is accepted, values are strings).
  * program and tools must outlive the stream.  Caller frees with tp_stream_free(). */
+#define TP_STREAM_REPAIR 1u /* hold each call's arguments; report calls to repair */
+
 tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
-                        const tp_tools *tools, tp_stream **out);
+                        const tp_tools *tools, uint32_t flags, tp_stream **out);
 void tp_stream_free(tp_stream *s);
 void tp_stream_reset(tp_stream *s);
 

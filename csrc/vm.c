@@ -389,7 +389,7 @@ static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
 
 static int op_json(tp_vm *vm, uint32_t operand) {
     tp_json *s = vm->scanners[(operand & 0xFF) % 3];
-    uint32_t kind = operand >> 8;
+    uint32_t kind = operand >> 8 & 0xFF;
     tp_json_verdict verdict = TP_JSON_NEED_MORE;
     if (vm->sub != SUB_JSON) {
         tp_json_reset(s);
@@ -429,6 +429,7 @@ static int op_json(tp_vm *vm, uint32_t operand) {
     case TP_JSON_INCOMPLETE:
         vm->pos = avail(vm);
         vm->sub = SUB_NONE;
+        if ((operand >> 16) & TP_JSON_CLOSE_AT_END) return R_OK;
         return fail_with(vm, TP_PE_INCOMPLETE, avail(vm));
     default:
         vm->pos = vm->sub_start + tp_json_position(s);

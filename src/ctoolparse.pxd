@@ -98,6 +98,7 @@ cdef extern from "toolparse.h" nogil:
         TP_EV_ARGS
         TP_EV_CALL_END
         TP_EV_ERROR
+        TP_EV_CALL_REPAIR
     ctypedef struct tp_tools:
         pass
     tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out)
@@ -105,7 +106,7 @@ cdef extern from "toolparse.h" nogil:
     ctypedef struct tp_stream:
         pass
     tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
-                            const tp_tools *tools, tp_stream **out)
+                            const tp_tools *tools, uint32_t flags, tp_stream **out)
     void tp_stream_free(tp_stream *s)
     void tp_stream_reset(tp_stream *s)
     tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len)

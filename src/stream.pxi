@@ -4,6 +4,9 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 import json as _json
 
 from toolparse.message import ParseError as _ParseError, ToolCall as _ToolCall
+from toolparse.repair import repair_arguments as _repair_arguments
+
+cdef uint32_t _STREAM_REPAIR = 1  # TP_STREAM_REPAIR
 
 cdef tuple _ERROR_KINDS = ("incomplete", "invalid_arguments", "unexpected", "unknown_tool",
                            "limit")
@@ -93,13 +96,14 @@ cdef class NativeStream:
     cdef readonly list errors
 
     def __cinit__(self, NativeProgram program not None, str entry not None, NativeTools tools,
-                  id_factory not None):
+                  id_factory not None, bint repair=False):
         data = entry.encode()
         self.program = program
         self.tools = tools
         self.id_factory = id_factory
         _check(tp_stream_new(program._c, data, len(data),
-                             tools._c if tools is not None else NULL, &self._c))
+                             tools._c if tools is not None else NULL,
+                             _STREAM_REPAIR if repair else 0, &self._c))
         self.ids = {}
         self.tool_calls = []
         self.errors = []
@@ -161,6 +165,8 @@ cdef class NativeStream:
                                  _json.loads(arguments_json), arguments_json)
                 self.tool_calls.append(call)
                 out.append(ToolCallEnd(ev.index, call))
+            elif ev.kind == TP_EV_CALL_REPAIR:
+                self._repaired_call(ev, arena, out)
             else:
                 message = _ERROR_MESSAGES[ev.msg]
                 if message is None:
@@ -170,6 +176,21 @@ cdef class NativeStream:
                 self.errors.append(error)
                 out.append(error)
         return out
+
+    cdef _repaired_call(self, const tp_event *ev, const uint8_t *arena, list out):
+        """A call the repair opt-in may salvage: repaired arguments, or an error."""
+        arguments_json = _repair_arguments(_text(arena, ev.text_off, ev.text_len))
+        if arguments_json is None:
+            error = _ParseError("invalid_arguments", "the arguments are not a JSON object",
+                                ev.index, ev.offset)
+            self.errors.append(error)
+            out.append(error)
+            return
+        out.append(_args_delta(ev.index, arguments_json))
+        call = _ToolCall(ev.index, self.ids[ev.index], _text(arena, ev.aux_off, ev.aux_len),
+                         _json.loads(arguments_json), arguments_json, True)
+        self.tool_calls.append(call)
+        out.append(ToolCallEnd(ev.index, call))
 
     def content(self):
         cdef size_t n

@@ -177,7 +177,11 @@ def summary(message: Message) -> dict[str, Any]:
         "message": {
             "content": message.content,
             "reasoning_content": message.reasoning_content,
-            "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in message.tool_calls],
+            "tool_calls": [
+                {"name": c.name, "arguments": c.arguments}
+                | ({"repaired": True} if c.repaired else {})
+                for c in message.tool_calls
+            ],
         },
         "errors": [{"kind": e.kind} for e in message.errors],
         "finish_reason": message.finish_reason,

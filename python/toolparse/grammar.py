@@ -23,6 +23,7 @@ Role = Literal[
     "tool_id",
     "param_name",
     "param_value",
+    "repaired",
 ]
 ROLES: tuple[Role, ...] = (
     "reasoning",
@@ -33,6 +34,7 @@ ROLES: tuple[Role, ...] = (
     "tool_id",
     "param_name",
     "param_value",
+    "repaired",  # marks the open call as salvaged (repair grammars)
 )
 DIALECTS = ("strict", "lenient", "python")
 
@@ -76,8 +78,9 @@ CHARS_MIN1 = 1  # fails when no byte of the set comes first
 UNTIL_MIN1 = 1  # fails when no text precedes the stop
 UNTIL_NEED_STOP = 2  # fails at the end of input when no stop came
 UNTIL_COMMIT = 4  # once one byte of text is certain, drops every choice point (a cut)
-# JSON operand: dialect in the low byte, the kind of value required above it
+# JSON operand: dialect in the low byte, the kind of value required above it, flags above
 JSON_ANY, JSON_STRING, JSON_OBJECT = 0, 1, 2
+JSON_CLOSE_AT_END = 1  # a value the end of the input cuts off matches (repair grammars)
 # TOPEN decode operand: how a captured value is read.  For a name or an id: raw text or a
 # JSON string token.  For a parameter value: typed by the schema (raw), or as the output
 # says: always a string, or a JSON value (a string when it is not valid JSON), or a
@@ -172,6 +175,7 @@ class Ws(Node):
 class Json(Node):
     dialect: str
     kind: int
+    close_at_end: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -312,12 +316,18 @@ def ws() -> Node:
     return Ws()
 
 
-def json(dialect: str = "strict", kind: Literal["any", "string", "object"] = "any") -> Node:
-    """One JSON value, scanned incrementally."""
+def json(
+    dialect: str = "strict",
+    kind: Literal["any", "string", "object"] = "any",
+    *,
+    close_at_end: bool = False,
+) -> Node:
+    """One JSON value, scanned incrementally.  close_at_end: a value the end of the input
+    cuts off still matches (for repair grammars: the repair closes it)."""
     if dialect not in DIALECTS:
         raise GrammarError(f"unknown JSON dialect {dialect!r}")
     kinds = {"any": JSON_ANY, "string": JSON_STRING, "object": JSON_OBJECT}
-    return Json(dialect, kinds[kind])
+    return Json(dialect, kinds[kind], close_at_end)
 
 
 _DECODES = {
@@ -386,12 +396,15 @@ def json_call(
     dialect: str = "strict",
     extra_keys: bool = True,
     commit: bool = True,
+    repair: bool = False,
 ) -> Node:
     """A JSON object whose keys carry roles, in any order: the tool name (a string), the
     arguments (an object) and optionally an id (a string); other keys are skipped when
     extra_keys.  With commit, it cuts after each known key, so arguments stream as they
     arrive; without, a failure anywhere lets an enclosing alternative take the text (for
-    JSON that may or may not be a call), and nothing is emitted before the object ends."""
+    JSON that may or may not be a call), and nothing is emitted before the object ends.
+    repair (for repair grammars): the arguments and the object may be cut off by the end
+    of the output; the call is then marked repaired."""
 
     def key(name: str) -> Node:
         if not commit:
@@ -403,19 +416,23 @@ def json_call(
         seq(key(k), tag("tool_name", json(dialect, "string"), decode="json_string"))
         for k in name_keys
     ]
-    members += [seq(key(k), tag("tool_args", json(dialect, "object"))) for k in args_keys]
+    members += [
+        seq(key(k), tag("tool_args", json(dialect, "object", close_at_end=repair)))
+        for k in args_keys
+    ]
     members += [
         seq(key(k), tag("tool_id", json(dialect, "string"), decode="json_string")) for k in id_keys
     ]
     if extra_keys:
         members.append(seq(json(dialect, "string"), ws(), lit(":"), ws(), json(dialect)))
     member = choice(*members)
+    close = choice(lit("}"), tag("repaired", eof())) if repair else lit("}")
     return seq(
         lit("{"),
         ws(),
         opt(seq(member, many(seq(ws(), lit(","), ws(), member)))),
         ws(),
-        lit("}"),
+        close,
     )
 
 
@@ -580,7 +597,8 @@ class _Compiler:
         elif isinstance(node, Chars):
             emit(OP_CHARS, self._string(node.byteset), CHARS_MIN1 if node.min1 else 0)
         elif isinstance(node, Json):
-            emit(OP_JSON, DIALECTS.index(node.dialect) | node.kind << 8, 0)
+            flags = JSON_CLOSE_AT_END if node.close_at_end else 0
+            emit(OP_JSON, DIALECTS.index(node.dialect) | node.kind << 8 | flags << 16, 0)
         elif isinstance(node, Eof):
             emit(OP_EOF, EOF_STOPPED if node.stopped else 0)
         elif isinstance(node, Seq):

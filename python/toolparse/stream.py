@@ -69,6 +69,11 @@ class StreamParser:
     takes the format's default.
     engine: "native" (the C core) or "reference" (the pure-Python twin): same events.
     seed / id_factory: reproducible or custom tool call ids.
+    repair: salvage broken calls (formats that support it, the raw-text fallbacks):
+    lenient JSON arguments, and a call cut off at the end of the output is closed.  A
+    salvaged call has repaired=True, so an application can hold it to read-only tools;
+    each call's arguments then arrive in one delta when the call ends.  Without it, the
+    same input is a ParseError.
     """
 
     def __init__(
@@ -80,8 +85,12 @@ class StreamParser:
         engine: Engine = "native",
         seed: int | None = None,
         id_factory: Callable[[], str] | None = None,
+        repair: bool = False,
     ) -> None:
         self.format = get_format(format)
+        if repair and self.format.repair_grammar is None:
+            raise ValueError(f"format {self.format.name!r} has no repair mode")
+        self.repair = repair
         if engine not in ("native", "reference"):
             raise ValueError(f"unknown engine {engine!r}")
         self.engine = engine
@@ -97,11 +106,19 @@ class StreamParser:
         """Starts over for the next response, keeping the format and options."""
         ids = self._id_factory or id_generator(self._seed)
         if self.engine == "native":
+            program = self.format.native_repair_program if self.repair else None
             self._stream = NativeStream(
-                self.format.native_program, self._entry, self._native_tools, ids
+                program or self.format.native_program,
+                self._entry,
+                self._native_tools,
+                ids,
+                self.repair,
             )
         else:
-            self._stream = ReferenceStream(self.format.program, self._entry, self.tools, ids)
+            reference = self.format.repair_program if self.repair else None
+            self._stream = ReferenceStream(
+                reference or self.format.program, self._entry, self.tools, ids, self.repair
+            )
         self._finish_reason: str | None = None
 
     def feed(self, text: str | bytes) -> list[Event]:
@@ -140,6 +157,7 @@ def parse(
     engine: Engine = "native",
     seed: int | None = None,
     id_factory: Callable[[], str] | None = None,
+    repair: bool = False,
 ) -> Message:
     """The whole response at once: the same Message as feeding it and finishing."""
     parser = StreamParser(
@@ -149,6 +167,7 @@ def parse(
         engine=engine,
         seed=seed,
         id_factory=id_factory,
+        repair=repair,
     )
     parser.feed(text)
     parser.finish()

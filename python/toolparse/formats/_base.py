@@ -11,9 +11,13 @@ from ..grammar import (
     Grammar,
     Node,
     Program,
+    ahead,
     chars,
+    choice,
     cut,
+    eof,
     lit,
+    many,
     opt,
     recover,
     ref,
@@ -45,6 +49,8 @@ class Format:
     carries_ids: the output carries tool call ids (else they are generated).
     fallback: a raw-text convention for models with no native format (prompted to write
     calls this way); format_for_model never picks it, so it has no model_ids.
+    repair_grammar: the grammar StreamParser(repair=True) runs (lenient arguments, calls
+    the end of the output cuts off closed by it); None when the format has no repair mode.
     """
 
     name: str
@@ -63,6 +69,7 @@ class Format:
     carries_ids: bool = False
     fallback: bool = False
     examples: tuple[str, ...] = field(default=())
+    repair_grammar: Grammar | None = field(default=None, repr=False)
 
     @cached_property
     def program(self) -> Program:
@@ -76,6 +83,15 @@ class Format:
     def native_program(self) -> NativeProgram:
         """The program loaded into the C core once, shared by every native stream."""
         return NativeProgram(self.program_bytes)
+
+    @cached_property
+    def repair_program(self) -> Program | None:
+        return self.repair_grammar.compile() if self.repair_grammar else None
+
+    @cached_property
+    def native_repair_program(self) -> NativeProgram | None:
+        program = self.repair_program
+        return NativeProgram(program.to_bytes()) if program else None
 
     def entry(self, reasoning_in_prompt: bool | None) -> str:
         in_prompt = self.reasoning_in_prompt if reasoning_in_prompt is None else reasoning_in_prompt
@@ -96,16 +112,25 @@ def skip_rest() -> Node:
     return chars("\x00-\xff")
 
 
-def call_block(open_marker: str, close_marker: str, body: Node) -> Node:
+def closing(marker: str, repair: bool = False) -> Node:
+    """A closing marker; in a repair grammar the end of the output may stand for it, and
+    the call it closes is then marked repaired."""
+    if not repair:
+        return lit(marker)
+    return choice(lit(marker), tag("repaired", eof()))
+
+
+def call_block(open_marker: str, close_marker: str, body: Node, *, repair: bool = False) -> Node:
     """open_marker, then a committed call envelope that recovers at close_marker.
 
     The tool_call tag closes only after close_marker: a call ends once its closing
-    marker has arrived, never at the end of its arguments."""
+    marker has arrived, never at the end of its arguments (in a repair grammar, the end
+    of the output may stand for the marker)."""
     return seq(
         lit(open_marker),
         cut(),
         recover(
-            tag("tool_call", seq(ws(), body, ws(), lit(close_marker))),
+            tag("tool_call", seq(ws(), body, ws(), closing(close_marker, repair))),
             skip_past(close_marker),
         ),
         ws(),
@@ -121,6 +146,23 @@ def think_block(open_marker: str, close_marker: str, *ends: str) -> tuple[Node, 
         opt(seq(lit(close_marker), ws())),
     )
     return seq(lit(open_marker), cut(), rest), rest
+
+
+def call_array(element: Node, close: str | None, *, repair: bool = False) -> Node:
+    """A JSON array of calls, ``[`` element, element ... ``]``, then the block's closing
+    marker `close` (if the format has one), for the formats that list calls in one array.
+
+    Each element is a call envelope that closes only once what follows it is certain: a
+    comma (another call comes) or ``]`` and the closing marker.  So a call never ends
+    before the text that completes it has arrived, and a truncated array delivers only
+    the calls already followed by a comma.  In a repair grammar the end of the output may
+    stand for what follows a call (the call is then marked repaired) and for the array's
+    closing."""
+    end = seq(lit("]"), ws(), lit(close)) if close else lit("]")
+    follows = [lit(","), end] + ([tag("repaired", eof())] if repair else [])
+    call = tag("tool_call", seq(element, ws(), ahead(choice(*follows))))
+    last = choice(end, eof()) if repair else end
+    return seq(lit("["), ws(), choice(last, seq(call, many(seq(lit(","), ws(), call)), last)))
 
 
 def reasoning_rules(open_marker: str, close_marker: str, *ends: str) -> dict[str, Node]:

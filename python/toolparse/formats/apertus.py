@@ -47,8 +47,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, reasoning_rules, skip_past
-from .nemotron_v2 import call_array
+from ._base import Format, call_array, reasoning_rules, skip_past
 
 THINK_OPEN, THINK_CLOSE = "<|inner_prefix|>", "<|inner_suffix|>"
 TOOLS_OPEN, TOOLS_CLOSE = "<|tools_prefix|>", "<|tools_suffix|>"

@@ -94,7 +94,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, reasoning_rules, skip_past
+from ._base import Format, call_array, reasoning_rules, skip_past
 from .command_r7b import (
     ACTION_CLOSE,
     ACTION_OPEN,
@@ -104,7 +104,6 @@ from .command_r7b import (
     THINK_OPEN,
 )
 from .command_r7b import _call as _action_call
-from .nemotron_v2 import call_array
 
 TEXT_OPEN, TEXT_CLOSE = "<|START_TEXT|>", "<|END_TEXT|>"
 TURN_END = "<|END_OF_TURN_TOKEN|>"

@@ -51,8 +51,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, reasoning_rules, skip_past
-from .nemotron_v2 import call_array
+from ._base import Format, call_array, reasoning_rules, skip_past
 
 THINK_OPEN, THINK_CLOSE = "<|START_THINKING|>", "<|END_THINKING|>"
 ACTION_OPEN, ACTION_CLOSE = "<|START_ACTION|>", "<|END_ACTION|>"

@@ -48,8 +48,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format
-from .nemotron_v2 import call_array
+from ._base import Format, call_array
 
 FUNCTOOLS = "functools"
 

@@ -54,8 +54,7 @@ from ..grammar import (
     tag,
     ws,
 )
-from ._base import Format, skip_rest
-from .nemotron_v2 import call_array
+from ._base import Format, call_array, closing, skip_rest
 
 KEYS = ("tool_call", "tool_calls", "response")
 
@@ -65,16 +64,13 @@ def key(name: str) -> Node:
     return seq(lit(_json.dumps(name)), ws(), lit(":"), cut(), ws())
 
 
-def call() -> Node:
-    return json_call(id_keys=("id",))
-
-
-def member() -> Node:
+def member(repair: bool) -> Node:
+    dialect = "lenient" if repair else "strict"
+    call = json_call(id_keys=("id",), dialect=dialect, repair=repair)
+    follows = [lit(","), lit("}")] + ([tag("repaired", eof())] if repair else [])
     return choice(
-        seq(
-            key("tool_call"), tag("tool_call", seq(call(), ws(), ahead(choice(lit(","), lit("}")))))
-        ),
-        seq(key("tool_calls"), call_array(call(), None)),
+        seq(key("tool_call"), tag("tool_call", seq(call, ws(), ahead(choice(*follows))))),
+        seq(key("tool_calls"), call_array(call, None, repair=repair)),
         seq(
             key("response"),
             choice(
@@ -87,8 +83,27 @@ def member() -> Node:
     )
 
 
-def envelope() -> Node:
-    return seq(lit("{"), ws(), member(), many(seq(ws(), lit(","), ws(), member())), ws(), lit("}"))
+def grammar(repair: bool) -> Grammar:
+    """The format's grammar; repair: lenient calls, and what the end of the output cuts off
+    is closed."""
+    close = closing("}", repair)
+    envelope = seq(
+        lit("{"), ws(), member(repair), many(seq(ws(), lit(","), ws(), member(repair))), ws(), close
+    )
+    return Grammar(
+        rules={
+            "start": seq(ws(), choice(ref("envelope_output"), ref("content")), eof()),
+            "envelope_output": seq(
+                ahead(seq(lit("{"), ws(), choice(*(lit(_json.dumps(k)) for k in KEYS)))),
+                cut(),
+                recover(seq(envelope, ws()), skip_rest()),
+                opt(ref("content")),
+            ),
+            # the rest of the output, streamed: committed once one byte of it has come
+            "content": seq(not_ahead(eof()), cut(), tag("content", chars("\x00-\xff"))),
+        },
+        entries={"start": "start"},
+    )
 
 
 FORMAT = Format(
@@ -101,19 +116,7 @@ FORMAT = Format(
     call_markers=None,
     carries_ids=True,
     fallback=True,
-    grammar=Grammar(
-        rules={
-            "start": seq(ws(), choice(ref("envelope_output"), ref("content")), eof()),
-            "envelope_output": seq(
-                ahead(seq(lit("{"), ws(), choice(*(lit(_json.dumps(k)) for k in KEYS)))),
-                cut(),
-                recover(seq(envelope(), ws()), skip_rest()),
-                opt(ref("content")),
-            ),
-            # the rest of the output, streamed: committed once one byte of it has come
-            "content": seq(not_ahead(eof()), cut(), tag("content", chars("\x00-\xff"))),
-        },
-        entries={"start": "start"},
-    ),
+    grammar=grammar(repair=False),
+    repair_grammar=grammar(repair=True),
     examples=('{"tool_call": {"name": "get_weather", "arguments": {"city": "Paris"}}}',),
 )

@@ -55,12 +55,55 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_block, reasoning_rules
+from ._base import Format, call_block, closing, reasoning_rules
 
 TOOL_OPEN, TOOL_CLOSE = "<tool_call>", "</tool_call>"
 NAME_OPEN, NAME_CLOSE = "<name>", "</name>"
 ARGS_OPEN, ARGS_CLOSE = "<args>", "</args>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+def grammar(repair: bool) -> Grammar:
+    """The format's grammar; repair: lenient arguments, and a call the end of the output
+    cuts off is closed there (never one cut off inside its name)."""
+    return Grammar(
+        rules={
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
+            "body": seq(many(choice(ref("call"), ref("content"))), eof()),
+            "call": call_block(
+                TOOL_OPEN, TOOL_CLOSE, seq(ref("name"), ws(), opt(ref("args"))), repair=repair
+            ),
+            "name": seq(
+                lit(NAME_OPEN),
+                ws(),
+                # The name closes only where </name> follows, so a name with a space in
+                # it is one broken call, not a call to the name's first word.
+                tag(
+                    "tool_name",
+                    seq(
+                        until("<", " ", "\t", "\r", "\n", need_stop=True),
+                        ahead(seq(ws(), lit(NAME_CLOSE))),
+                    ),
+                ),
+                ws(),
+                lit(NAME_CLOSE),
+            ),
+            # The cut after <args> lets the arguments stream as they arrive.
+            "args": seq(
+                lit(ARGS_OPEN),
+                cut(),
+                ws(),
+                tag(
+                    "tool_args",
+                    json("lenient" if repair else "strict", "object", close_at_end=repair),
+                ),
+                ws(),
+                closing(ARGS_CLOSE, repair),
+            ),
+            "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
+        },
+        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
+    )
 
 
 FORMAT = Format(
@@ -84,39 +127,8 @@ FORMAT = Format(
         THINK_CLOSE,
     ),
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
-    grammar=Grammar(
-        rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
-            "body": seq(many(choice(ref("call"), ref("content"))), eof()),
-            "call": call_block(TOOL_OPEN, TOOL_CLOSE, seq(ref("name"), ws(), opt(ref("args")))),
-            "name": seq(
-                lit(NAME_OPEN),
-                ws(),
-                # The name closes only where </name> follows, so a name with a space in
-                # it is one broken call, not a call to the name's first word.
-                tag(
-                    "tool_name",
-                    seq(
-                        until("<", " ", "\t", "\r", "\n", need_stop=True),
-                        ahead(seq(ws(), lit(NAME_CLOSE))),
-                    ),
-                ),
-                ws(),
-                lit(NAME_CLOSE),
-            ),
-            # The cut after <args> lets the arguments stream as they arrive.
-            "args": seq(
-                lit(ARGS_OPEN),
-                cut(),
-                ws(),
-                tag("tool_args", json(kind="object")),
-                ws(),
-                lit(ARGS_CLOSE),
-            ),
-            "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
-        },
-        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
-    ),
+    grammar=grammar(repair=False),
+    repair_grammar=grammar(repair=True),
     examples=(
         "Let me check.\n<tool_call>\n<name>get_weather</name>\n"
         '<args>{"city": "Paris"}</args>\n</tool_call>',

@@ -57,8 +57,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, think_block
-from .nemotron_v2 import call_array
+from ._base import Format, call_array, think_block
 
 TOOL_TOKEN, TOOL_TEXT = "<|tool_call|>", "<tool_call>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"

@@ -75,9 +75,8 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, reasoning_rules, skip_past
+from ._base import Format, call_array, reasoning_rules, skip_past
 from ._pythonic import function_name, identifier, python_call
-from .nemotron_v2 import call_array
 
 TOOL_CALL_START, TOOL_CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"

@@ -67,7 +67,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, reasoning_rules, skip_past
+from ._base import Format, closing, reasoning_rules, skip_past
 
 FENCE_OPEN, FENCE_CLOSE = "```json", "```"
 LONG_FENCE = "````"
@@ -79,19 +79,10 @@ def _member(*keys: str) -> Node:
     return seq(choice(*(lit(f'"{k}"') for k in keys)), ws(), lit(":"), ws())
 
 
-FORMAT = Format(
-    name="markdown_json",
-    aliases=("markdown-json",),
-    description="Prompted calls for models without a native tool-call format: "
-    '```json fenced {"name": ..., "arguments": {...}} blocks amid prose; other fenced '
-    "blocks stay content; optional <think> block",
-    families=("any model without a native tool-call format",),
-    fallback=True,
-    reasoning="optional",
-    call_in_reasoning="text",
-    markers=(FENCE_OPEN, FENCE_CLOSE, THINK_OPEN, THINK_CLOSE),
-    call_markers=(FENCE_OPEN, FENCE_CLOSE),
-    grammar=Grammar(
+def grammar(repair: bool) -> Grammar:
+    """The format's grammar; repair: lenient arguments, and a call the end of the output
+    cuts off is closed there (the name must have come whole)."""
+    return Grammar(
         rules={
             **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("call"), ref("content"))), eof()),
@@ -105,7 +96,7 @@ FORMAT = Format(
                         ws(),
                         ref("call_object"),
                         cut(),
-                        recover(seq(ws(), lit(FENCE_CLOSE)), skip_past(FENCE_CLOSE)),
+                        recover(seq(ws(), closing(FENCE_CLOSE, repair)), skip_past(FENCE_CLOSE)),
                     ),
                 ),
                 ws(),
@@ -120,13 +111,17 @@ FORMAT = Format(
                     seq(ref("arguments"), ws(), lit(","), ws(), ref("name")),
                 ),
                 ws(),
-                lit("}"),
+                closing("}", repair),
             ),
             "name": seq(
                 _member("name"), tag("tool_name", json(kind="string"), decode="json_string")
             ),
             "arguments": seq(
-                _member("arguments", "parameters"), tag("tool_args", json(kind="object"))
+                _member("arguments", "parameters"),
+                tag(
+                    "tool_args",
+                    json("lenient" if repair else "strict", "object", close_at_end=repair),
+                ),
             ),
             # A ```json opener that did not start a call is content like the rest, and so
             # is a longer fence: ````json opens a block that quotes, not a call.
@@ -140,7 +135,23 @@ FORMAT = Format(
             ),
         },
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
-    ),
+    )
+
+
+FORMAT = Format(
+    name="markdown_json",
+    aliases=("markdown-json",),
+    description="Prompted calls for models without a native tool-call format: "
+    '```json fenced {"name": ..., "arguments": {...}} blocks amid prose; other fenced '
+    "blocks stay content; optional <think> block",
+    families=("any model without a native tool-call format",),
+    fallback=True,
+    reasoning="optional",
+    call_in_reasoning="text",
+    markers=(FENCE_OPEN, FENCE_CLOSE, THINK_OPEN, THINK_CLOSE),
+    call_markers=(FENCE_OPEN, FENCE_CLOSE),
+    grammar=grammar(repair=False),
+    repair_grammar=grammar(repair=True),
     examples=(
         'Let me check.\n```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
     ),

@@ -34,8 +34,6 @@ from __future__ import annotations
 
 from ..grammar import (
     Grammar,
-    Node,
-    ahead,
     choice,
     cut,
     eof,
@@ -49,23 +47,10 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, reasoning_rules, skip_past
+from ._base import Format, call_array, reasoning_rules, skip_past
 
 TOOLCALL_OPEN, TOOLCALL_CLOSE = "<TOOLCALL>", "</TOOLCALL>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-
-
-def call_array(element: Node, close: str | None) -> Node:
-    """A JSON array of calls, ``[`` element, element ... ``]``, then the block's closing
-    marker `close` (if the format has one), for the formats that list calls in one array.
-
-    Each element is a call envelope that closes only once what follows it is certain: a
-    comma (another call comes) or ``]`` and the closing marker.  So a call never ends
-    before the text that completes it has arrived, and a truncated array delivers only
-    the calls already followed by a comma."""
-    end = seq(lit("]"), ws(), lit(close)) if close else lit("]")
-    call = tag("tool_call", seq(element, ws(), ahead(choice(lit(","), end))))
-    return seq(lit("["), ws(), choice(end, seq(call, many(seq(lit(","), ws(), call)), end)))
 
 
 FORMAT = Format(

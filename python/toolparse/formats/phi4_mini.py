@@ -54,8 +54,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format
-from .nemotron_v2 import call_array
+from ._base import Format, call_array
 
 FUNCTOOLS = "functools"
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<|tool_call|>", "<|/tool_call|>"

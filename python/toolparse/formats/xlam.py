@@ -66,8 +66,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, reasoning_rules, skip_past
-from .nemotron_v2 import call_array
+from ._base import Format, call_array, reasoning_rules, skip_past
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"

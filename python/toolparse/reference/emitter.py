@@ -20,6 +20,7 @@ from ..events import (
     ToolCallStart,
 )
 from ..message import ParseError, ToolCall
+from ..repair import repair_arguments
 from .gemmavalue import gemma_value_to_json
 from .json import JsonScanner
 from .pyliteral import python_literal_to_json
@@ -236,6 +237,7 @@ class _Call:
     pending_args: list[str] = field(default_factory=list)  # before the name is known
     has_args: bool = False
     begun: bool = False  # the arguments have begun: the call is announced once named
+    repaired: bool = False  # the grammar salvaged the call (its closing was cut off)
     params: int = 0
     param: str | None = None
     param_types: tuple[str, ...] = ("string",)
@@ -248,8 +250,11 @@ class Emitter:
         self,
         tools: list[dict[str, Any]] | None,
         id_factory: Callable[[], str],
+        *,
+        repair: bool = False,
     ) -> None:
         self.types = param_types(tools)
+        self.repair = repair  # hold arguments; salvage what needs it (toolparse.repair)
         self.known_tools = set(self.types) if tools is not None else None
         self.id_factory = id_factory
         self.frames: list[_Frame] = []
@@ -296,6 +301,8 @@ class Emitter:
                 self._call_error("invalid_arguments", "the call has two sets of arguments", out)
             call.has_args = call.begun = True
             self._announce(out)
+        elif call is not None and role == "repaired":
+            call.repaired = True
         elif call is not None and role == "param_name":
             call.begun = True
             self._announce(out)
@@ -429,6 +436,8 @@ class Emitter:
         if call is None or call.dead or not text:
             return
         call.args_parts.append(text)
+        if self.repair:
+            return  # held: sent whole (or repaired) when the call ends
         if call.index is None:
             call.pending_args.append(text)
         else:
@@ -456,11 +465,22 @@ class Emitter:
             arguments = json.loads(arguments_json)
         except ValueError:
             arguments = None
+        if self.repair and call.repaired and not call.has_args and not call.params:
+            self._call_error("incomplete", _ERROR_MESSAGES["incomplete"], out)
+            return  # repair never invents arguments
+        repaired = self.repair and (call.repaired or not isinstance(arguments, dict))
+        if repaired:
+            fixed = repair_arguments(arguments_json)
+            arguments_json, arguments = fixed or "", json.loads(fixed) if fixed else None
         if not isinstance(arguments, dict):
             self._call_error("invalid_arguments", "the arguments are not a JSON object", out)
             return
         assert call.index is not None and call.carried_id is not None
-        tool_call = ToolCall(call.index, call.carried_id, call.name, arguments, arguments_json)
+        if self.repair:
+            out.append(ToolCallArgsDelta(call.index, arguments_json))
+        tool_call = ToolCall(
+            call.index, call.carried_id, call.name, arguments, arguments_json, repaired
+        )
         self.tool_calls.append(tool_call)
         out.append(ToolCallEnd(call.index, tool_call))
 

@@ -19,8 +19,10 @@ class ReferenceStream:
         entry: str,
         tools: list[dict[str, Any]] | None,
         id_factory: Callable[[], str],
+        repair: bool = False,
     ) -> None:
         self._program = program
+        self._repair = repair
         self._entry = entry
         self._tools = tools
         self._id_factory = id_factory
@@ -28,7 +30,7 @@ class ReferenceStream:
 
     def reset(self) -> None:
         self._vm = VM(self._program, self._entry)
-        self._emitter = Emitter(self._tools, self._id_factory)
+        self._emitter = Emitter(self._tools, self._id_factory, repair=self._repair)
         self._finished = False
 
     def feed(self, data: str | bytes) -> list[Any]:

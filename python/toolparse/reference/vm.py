@@ -418,7 +418,7 @@ class VM:
             dialect: Dialect = _DIALECTS[operand & 0xFF]
             state = _JsonState(JsonScanner(dialect), self.pos)
             self.sub = state
-        kind = operand >> 8
+        kind = operand >> 8 & 0xFF
         if not state.kind_checked and kind != g.JSON_ANY:
             at = self.pos
             while at < self.avail and self._byte(at) in _WS:
@@ -452,6 +452,8 @@ class VM:
         if verdict == "incomplete":
             self.pos = self.avail
             self.sub = None
+            if operand >> 16 & g.JSON_CLOSE_AT_END:
+                return True
             return ("incomplete", self.avail)
         self.pos = state.start + state.scanner.position
         return NEED_MORE
