@@ -61,6 +61,7 @@ CUT_INSIDE_A_CALL = {
     "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Os',
     "pythonic": '[get_weather(city="Os',
     "lfm2": '<|tool_call_start|>[get_weather(city="Os',
+    "gemma4": '<|tool_call>call:get_weather{city:<|"|>Os',
     "functionary_v3_1": '<function=get_weather>{"city": "Os',
     "functionary_v3_2": 'get_weather\n{"city": "Os',
     "firefunction_v2": ' functools[{"name": "get_weather", "arguments": {"city": "Os',

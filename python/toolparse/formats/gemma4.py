@@ -1,0 +1,245 @@
+"""Google Gemma 4: ``<|channel>thought`` reasoning and ``<|tool_call>call:NAME{...}<tool_call|>``
+calls whose arguments are written in Gemma's own notation.
+
+What the model writes (thinking on: ``<|think|>`` in the system turn; the calls follow
+``<channel|>`` on the same line, wrapped here)::
+
+    <|channel>thought
+    The user wants the weather in Paris and Rome; one call per city.<channel|>
+    <|tool_call>call:get_weather{city:<|"|>Paris<|"|>,unit:<|"|>celsius<|"|>}<tool_call|>
+    <|tool_call>call:get_weather{city:<|"|>Rome<|"|>,unit:<|"|>celsius<|"|>}<tool_call|>
+
+Facts this grammar relies on:
+
+- ``<|channel>``, ``<channel|>``, ``<|tool_call>``, ``<tool_call|>``, ``<|"|>``, ``<|turn>``
+  and ``<turn|>`` are special tokens of the Gemma 4 tokenizer; the serving stack must keep
+  them in the text (vLLM's gemma4 parsers force skip_special_tokens off).
+- The output may open with the turn header ``<|turn>model\\n`` (llama.cpp's
+  common/parsers/gemma4.cpp accepts it there: after a tool response the chat template adds
+  no header of its own); it is dropped.
+- Reasoning is a channel: ``<|channel>thought`` then a newline, the reasoning, and
+  ``<channel|>``.  The ``thought`` label and the whitespace after it are not reasoning
+  (vLLM strips ``thought\\n``; llama.cpp also takes ``<|channel>thought<channel|>`` with no
+  newline, what a zero thinking budget leaves).  Whitespace right after ``<channel|>`` is not
+  content.  With thinking off the chat template ends the prompt with the empty block
+  ``<|channel>thought\\n<channel|>``, so the output starts in content; reasoning_in_prompt
+  defaults to False.  "start_in_reasoning" is for a prompt that ends inside an open
+  ``<|channel>thought\\n`` (vLLM issue 45834: some templates leave one open after a tool
+  response); a ``<|channel>thought`` the model repeats there is dropped.
+- A ``<|channel>`` not followed by ``thought`` is an empty channel and is dropped
+  (llama.cpp consumes such stray openers before a thought block); a stray ``<channel|>`` or
+  ``<tool_call|>`` outside a block is dropped and the text around it is content (llama.cpp
+  tolerates a trailing ``<channel|>``; vLLM drops a bare one anywhere).  Another thought
+  block later in the output is reasoning too (llama.cpp joins them).
+- A ``<|tool_call>`` inside unfinished reasoning ends the reasoning and starts a call
+  (call_in_reasoning="ends_reasoning"), as in vLLM's gemma4 parser engine and its
+  is_reasoning_end; llama.cpp reads reasoning up to ``<channel|>`` only.  ``<|tool_call>``
+  is a special token, so it cannot be reasoning text that quotes a call; the vLLM
+  behaviour is followed.  A ``<channel|>`` after such a call is dropped as stray.
+- ``<turn|>`` (end of turn) and ``<|tool_response>`` (the token the model writes after its
+  calls, to hand over to the tools) are stop tokens: where a server leaves one in the text,
+  the message ends there and what follows is not parsed (vLLM drops a trailing ``<turn|>``
+  and treats ``<|tool_response>`` as a turn boundary).
+- A call is ``<|tool_call>call:NAME{key:VALUE,...}<tool_call|>``; several calls follow each
+  other with no separator (the chat template, llama.cpp, vLLM, SGLang).  ``call`` may be
+  missing (``<|tool_call>:NAME{``), which vLLM reports from some checkpoints.  A call ends
+  once ``<tool_call|>`` has arrived.  After a malformed call the input is skipped up to
+  ``<tool_call|>``.
+- Keys are bare text up to ``:`` (the chat template writes argument keys unquoted, sorted);
+  a top-level key between ``<|"|>`` tokens is accepted too (vLLM unquotes such keys).
+  Whitespace may follow ``{``, ``,`` and ``:``.
+- Values: a string is raw text between two ``<|"|>`` tokens, with no escapes (a ``"``,
+  a backslash, a newline or ``<tool_call|>`` inside is plain data); dicts ``{k:v,...}`` with
+  bare keys; arrays ``[v,...]``; JSON numbers; ``true``, ``false``, ``null`` (llama.cpp's
+  gemma4 value grammar; the chat template's format_argument).  A top-level string streams
+  as it arrives; any other value is converted to JSON when it ends.  Like llama.cpp, a
+  string ends at ``<|channel>``, so a channel opened inside a string is a broken call, not
+  data.  Anything else (a bare word, ``None``, a Python-style number) makes the arguments
+  invalid: no call is guessed.
+- Content is the text outside channels and calls (llama.cpp keeps the text before, between
+  and after calls; vLLM and SGLang keep only the text before the first call).  Whitespace
+  right after ``<tool_call|>`` is not content.
+"""
+
+from __future__ import annotations
+
+from ..grammar import (
+    Grammar,
+    Node,
+    chars,
+    choice,
+    cut,
+    eof,
+    lit,
+    many,
+    opt,
+    recover,
+    ref,
+    seq,
+    tag,
+    until,
+    ws,
+)
+from ._base import Format, skip_past, skip_rest
+
+CHANNEL_OPEN, CHANNEL_CLOSE = "<|channel>", "<channel|>"
+TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<|tool_call>", "<tool_call|>"
+TURN_HEADER, TURN_END, TOOL_RESPONSE = "<|turn>model\n", "<turn|>", "<|tool_response>"
+QUOTE = '<|"|>'
+THOUGHT = "thought"
+
+# Markers that end reasoning without closing its channel: a call, another channel, the
+# end of the turn.
+_REASONING_ENDS = (TOOL_CALL_OPEN, CHANNEL_OPEN, TURN_END, TOOL_RESPONSE)
+_CONTENT_ENDS = (
+    CHANNEL_OPEN,
+    CHANNEL_CLOSE,
+    TOOL_CALL_OPEN,
+    TOOL_CALL_CLOSE,
+    TURN_END,
+    TOOL_RESPONSE,
+)
+
+
+def _separated(item: Node) -> Node:
+    """item, then more of it after commas, with optional whitespace around each comma."""
+    return seq(item, many(seq(ws(), lit(","), ws(), item)))
+
+
+def _value_rules() -> dict[str, Node]:
+    """A Gemma 4 value, delimited so that decode="gemma" can convert it when it ends."""
+    return {
+        "value": choice(
+            ref("string"),
+            ref("dict"),
+            ref("array"),
+            lit("true"),
+            lit("false"),
+            lit("null"),
+            chars("-+.0-9eE", min1=True),
+        ),
+        "string": seq(lit(QUOTE), until(QUOTE, CHANNEL_OPEN, need_stop=True), lit(QUOTE)),
+        # a nested key is bare text; the converter reads it up to its colon
+        "member": seq(
+            until(":", "}", ",", QUOTE, min1=True, need_stop=True), lit(":"), ws(), ref("value")
+        ),
+        "dict": seq(lit("{"), ws(), opt(_separated(ref("member"))), ws(), lit("}")),
+        "array": seq(lit("["), ws(), opt(_separated(ref("value"))), ws(), lit("]")),
+    }
+
+
+def _argument() -> Node:
+    """One top-level ``key:value`` of a call: a string value streams, any other value is
+    converted to JSON when it ends."""
+    key = choice(
+        seq(lit(QUOTE), tag("param_name", until(QUOTE, need_stop=True)), lit(QUOTE)),
+        tag(
+            "param_name",
+            until(":", "}", ",", QUOTE, TOOL_CALL_CLOSE, min1=True, need_stop=True),
+        ),
+    )
+    string = seq(
+        lit(QUOTE),
+        cut(),
+        tag("param_value", until(QUOTE, CHANNEL_OPEN, need_stop=True), decode="string"),
+        lit(QUOTE),
+    )
+    return seq(
+        key,
+        ws(),
+        lit(":"),
+        cut(),
+        ws(),
+        choice(string, tag("param_value", ref("value"), decode="gemma")),
+    )
+
+
+def _call() -> Node:
+    body = seq(
+        ws(),
+        choice(lit("call:"), lit(":")),
+        tag("tool_name", until("{", TOOL_CALL_CLOSE, min1=True, need_stop=True)),
+        lit("{"),
+        ws(),
+        opt(_separated(ref("argument"))),
+        ws(),
+        lit("}"),
+        ws(),
+        lit(TOOL_CALL_CLOSE),
+    )
+    return seq(
+        lit(TOOL_CALL_OPEN),
+        cut(),
+        recover(tag("tool_call", body), skip_past(TOOL_CALL_CLOSE)),
+        ws(),
+    )
+
+
+_REASONING_REST = seq(
+    tag("reasoning", until(CHANNEL_CLOSE, *_REASONING_ENDS)),
+    opt(seq(lit(CHANNEL_CLOSE), ws())),
+)
+
+FORMAT = Format(
+    name="gemma4",
+    aliases=("peg-gemma4",),
+    description="Google Gemma 4: <|channel>thought reasoning, "
+    '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> calls in Gemma notation',
+    families=("Gemma 4",),
+    model_ids=("google/gemma-4-*",),
+    reasoning="optional",
+    reasoning_in_prompt=False,
+    call_in_reasoning="ends_reasoning",
+    markers=(
+        CHANNEL_OPEN,
+        CHANNEL_CLOSE,
+        TOOL_CALL_OPEN,
+        TOOL_CALL_CLOSE,
+        TURN_END,
+        TOOL_RESPONSE,
+    ),
+    call_markers=(TOOL_CALL_OPEN, TOOL_CALL_CLOSE),
+    grammar=Grammar(
+        rules={
+            "start": seq(opt(lit(TURN_HEADER)), ws(), ref("body")),
+            # the prompt opened <|channel>thought\n; a repeated opener is dropped
+            "start_in_reasoning": seq(
+                opt(seq(lit(CHANNEL_OPEN), opt(lit(THOUGHT)), ws())),
+                ref("reasoning_rest"),
+                ref("body"),
+            ),
+            "reasoning_rest": _REASONING_REST,
+            "body": seq(
+                many(
+                    choice(
+                        ref("channel"),
+                        ref("call"),
+                        ref("stray_close"),
+                        ref("turn_end"),
+                        ref("content"),
+                    )
+                ),
+                eof(),
+            ),
+            # <|channel>thought opens reasoning; any other channel opener is dropped
+            "channel": seq(
+                lit(CHANNEL_OPEN),
+                cut(),
+                opt(seq(lit(THOUGHT), cut(), ws(), ref("reasoning_rest"))),
+            ),
+            "call": _call(),
+            "argument": _argument(),
+            "stray_close": choice(lit(CHANNEL_CLOSE), lit(TOOL_CALL_CLOSE)),
+            "turn_end": seq(choice(lit(TURN_END), lit(TOOL_RESPONSE)), cut(), skip_rest()),
+            "content": tag("content", until(*_CONTENT_ENDS, min1=True, commit=True)),
+            **_value_rules(),
+        },
+        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
+    ),
+    examples=(
+        "<|channel>thought\nThe user wants the weather in Paris.<channel|>"
+        '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,unit:<|"|>celsius<|"|>}<tool_call|>',
+        'Let me look that up.<|tool_call>call:search{query:<|"|>gemma 4 release<|"|>,'
+        'limit:3,filters:{lang:<|"|>en<|"|>,safe:true}}<tool_call|>',
+    ),
+)
