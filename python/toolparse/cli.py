@@ -137,7 +137,7 @@ def _formats(args: argparse.Namespace) -> int:
             ", ".join(f.families),
             reasoning(f),
             "yes" if f.parallel_calls else "no",
-            "by schema" if f.needs_tools else "JSON",
+            "by schema" if f.needs_tools else f.argument_notation,
             "carried" if f.carries_ids else "generated",
         )
         for f in formats()

@@ -43,6 +43,8 @@ class Format:
     call_in_reasoning: what a call marker inside unfinished reasoning means: the implicit
     end of the reasoning ("ends_reasoning") or reasoning text ("text").
     needs_tools: the arguments are typed by the tool schemas (XML-style parameters).
+    argument_notation: how the output writes arguments that carry their own types ("JSON",
+    "Python literals", ...); they are always delivered as JSON.
     markers: the format's marker strings; they never reach content or reasoning text.
     call_markers: (the marker that opens a call, the one that closes it), where a call
     has both: a call ends only once its closing marker has arrived.
@@ -63,6 +65,7 @@ class Format:
     reasoning_in_prompt: bool = False
     call_in_reasoning: CallInReasoning = "text"
     needs_tools: bool = False
+    argument_notation: str = "JSON"
     markers: tuple[str, ...] = ()
     call_markers: tuple[str, str] | None = None
     parallel_calls: bool = True

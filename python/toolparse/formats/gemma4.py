@@ -199,6 +199,7 @@ FORMAT = Format(
         TOOL_RESPONSE,
     ),
     call_markers=(TOOL_CALL_OPEN, TOOL_CALL_CLOSE),
+    argument_notation="Gemma values",
     grammar=Grammar(
         rules={
             "start": seq(opt(lit(TURN_HEADER)), ws(), ref("body")),

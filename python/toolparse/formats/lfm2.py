@@ -116,6 +116,7 @@ FORMAT = Format(
     call_in_reasoning="text",
     markers=(TOOL_CALL_START, TOOL_CALL_END, THINK_OPEN, THINK_CLOSE),
     call_markers=None,
+    argument_notation="Python literals or JSON",
     grammar=Grammar(
         rules={
             **reasoning_rules(THINK_OPEN, THINK_CLOSE),

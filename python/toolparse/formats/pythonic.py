@@ -62,6 +62,7 @@ FORMAT = Format(
     model_ids=("meta-llama/Llama-4-*", "Team-ACE/ToolACE-*"),
     markers=(PYTHON_START, PYTHON_END),
     call_markers=None,
+    argument_notation="Python literals",
     grammar=Grammar(
         rules={
             "start": seq(
