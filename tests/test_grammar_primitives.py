@@ -8,7 +8,19 @@ import pytest
 
 from engines import ENGINES, run_events
 from toolparse import Format, ParseError, StreamParser, ToolCallEnd, parse
-from toolparse.grammar import Grammar, chars, choice, const, eof, lit, seq, stopped, tag, until
+from toolparse.grammar import (
+    Grammar,
+    Node,
+    chars,
+    choice,
+    const,
+    eof,
+    lit,
+    seq,
+    stopped,
+    tag,
+    until,
+)
 
 by_engine = pytest.mark.parametrize("engine", ENGINES)
 
@@ -46,28 +58,34 @@ def test_chars_fails_where_the_run_ends(engine: str, text: str, kind: str, offse
     assert [(e.kind, e.offset) for e in message.errors] == [(kind, offset)]
 
 
-RAW_CODE = Format(
-    name="raw_code",
-    description="<py>code</py> is a call of python with a code argument",
-    grammar=Grammar(
-        {
-            "start": seq(
-                lit("<py>"),
-                tag(
-                    "tool_call",
-                    seq(
-                        tag("tool_name", const("python")),
-                        tag("param_name", const("code")),
-                        tag("param_value", until("</py>"), decode="string"),
-                        lit("</py>"),
+def raw_code(end: Node) -> Format:
+    """<py>, then code up to </py>: a call of python with a code argument; `end` is what
+    must come after the code, inside the call."""
+    return Format(
+        name="raw_code",
+        description="<py>code</py> is a call of python with a code argument",
+        grammar=Grammar(
+            {
+                "start": seq(
+                    lit("<py>"),
+                    tag(
+                        "tool_call",
+                        seq(
+                            tag("tool_name", const("python")),
+                            tag("param_name", const("code")),
+                            tag("param_value", until("</py>"), decode="string"),
+                            end,
+                        ),
                     ),
-                ),
-                eof(),
-            )
-        },
-        {"start": "start"},
-    ),
-)
+                    eof(),
+                )
+            },
+            {"start": "start"},
+        ),
+    )
+
+
+RAW_CODE = raw_code(lit("</py>"))
 
 
 @by_engine
@@ -113,28 +131,7 @@ def test_const_of_an_alternative_that_failed_leaves_no_text(
     assert parse(text, IMPLIED_OR_WORD, engine=engine).content == content
 
 
-RAW_CODE_TO_THE_END = Format(
-    name="raw_code_to_the_end",
-    description="<py> then code up to </py> or the end of the output",
-    grammar=Grammar(
-        {
-            "start": seq(
-                lit("<py>"),
-                tag(
-                    "tool_call",
-                    seq(
-                        tag("tool_name", const("python")),
-                        tag("param_name", const("code")),
-                        tag("param_value", until("</py>"), decode="string"),
-                        choice(lit("</py>"), stopped()),
-                    ),
-                ),
-                eof(),
-            )
-        },
-        {"start": "start"},
-    ),
-)
+RAW_CODE_TO_THE_END = raw_code(choice(lit("</py>"), stopped()))
 
 
 @by_engine
