@@ -5,6 +5,12 @@ What the model writes (an answer may come first; calls follow, one after the oth
     Let me look both up.<function=get_weather>{"city": "Paris"}</function>\
 <function=get_weather>{"city": "Rome"}</function>
 
+or, for the built-in code interpreter (a call of ``python`` with arguments
+``{"code": "import math\\nprint(math.sqrt(2))"}``)::
+
+    <|python_tag|>import math
+    print(math.sqrt(2))
+
 Facts this grammar relies on:
 
 - The v3-llama3.1 chat template (MeetKai/functionary, used by functionary-small-v3.1 and
@@ -20,12 +26,17 @@ Facts this grammar relies on:
   between and after calls is content (llama.cpp keeps it); whitespace right after
   ``</function>`` and at the start of the output is not content.
 - The built-in code interpreter is called as ``<|python_tag|>`` followed by raw Python code
-  to the end of the output (the template renders python calls that way; MeetKai's parser
-  and llama.cpp take everything after the tag as the code, and llama.cpp reports a
-  ``python`` call with arguments ``{"code": "<the code>"}``).  Those arguments hold a key
-  the output never writes, which the engine cannot produce yet: until it can, the code
-  after ``<|python_tag|>`` is reported as an error of kind "unexpected" and dropped, never
-  shown as content nor delivered as a call with other arguments.
+  (the template renders a ``python`` call that way, then ``<|eom_id|>``; MeetKai's parser
+  takes everything after the tag as the code, and llama.cpp reports a ``python`` call with
+  arguments ``{"code": "<the code>"}``).  So does this grammar: the code is streamed as the
+  JSON string value of ``"code"``, exactly as written (no whitespace trimmed), and
+  ``<function=``, ``</function>`` or a second ``<|python_tag|>`` inside it are code.
+- The code ends where the model stopped, or at ``<|eom_id|>`` or ``<|eot_id|>`` (Llama 3.1
+  special tokens that end a message; MeetKai's parser strips them from the end of the
+  output).  An output cut short (finish reason "length") inside the code is an
+  "incomplete" error and no call: the code may be missing its end.  Those two end tokens
+  are dropped wherever they appear, never shown as content.  The call is delivered when
+  the tools given include ``python``, like any call.
 - No reasoning block: the model has none.
 """
 
@@ -35,14 +46,15 @@ from ..grammar import (
     Grammar,
     ahead,
     choice,
+    const,
     cut,
     eof,
     json,
     lit,
     many,
-    recover,
     ref,
     seq,
+    stopped,
     tag,
     until,
     ws,
@@ -51,6 +63,7 @@ from ._base import Format, call_block
 
 FUNCTION_OPEN, FUNCTION_CLOSE = "<function=", "</function>"
 PYTHON_TAG = "<|python_tag|>"
+EOM, EOT = "<|eom_id|>", "<|eot_id|>"
 
 # <function=NAME>{arguments}</function>: the name ends at ">"; "<", "{", a space or a line
 # break before it make the name malformed (checked before the name is taken)
@@ -60,24 +73,45 @@ _name = seq(
 )
 _call_body = seq(_name, lit(">"), ws(), ahead(lit("{")), tag("tool_args", json("strict", "object")))
 
+# <|python_tag|>CODE: a call of python with {"code": CODE}; the code ends at an end token or
+# where the model stopped
+_python_call = seq(
+    lit(PYTHON_TAG),
+    cut(),
+    tag(
+        "tool_call",
+        seq(
+            tag("tool_name", const("python")),
+            tag("param_name", const("code")),
+            tag("param_value", until(EOM, EOT), decode="string"),
+            choice(lit(EOM), lit(EOT), stopped()),
+        ),
+    ),
+)
+
 FORMAT = Format(
     name="functionary_v3_1",
     aliases=("functionary_v3_1_llama_3_1", "functionary-v3.1-llama-3.1"),
     description="MeetKai Functionary v3.1 (Llama 3.1): <function=NAME>{json}</function> calls "
-    "after optional content",
+    "after optional content; <|python_tag|> then raw code calls python",
     families=("Functionary v3.1",),
     model_ids=("meetkai/functionary-small-v3.1*", "meetkai/functionary-medium-v3.1*"),
     reasoning="none",
-    markers=(FUNCTION_OPEN, FUNCTION_CLOSE, PYTHON_TAG),
+    markers=(FUNCTION_OPEN, FUNCTION_CLOSE, PYTHON_TAG, EOM, EOT),
     call_markers=(FUNCTION_OPEN, FUNCTION_CLOSE),
     grammar=Grammar(
         rules={
             "start": seq(ws(), ref("body")),
-            "body": seq(many(choice(ref("call"), ref("python"), ref("content"))), eof()),
+            "body": seq(
+                many(choice(ref("call"), ref("python"), ref("end_token"), ref("content"))), eof()
+            ),
             "call": call_block(FUNCTION_OPEN, FUNCTION_CLOSE, _call_body),
             # raw code for the built-in python tool: see the module docstring
-            "python": seq(lit(PYTHON_TAG), cut(), recover(choice(), until(PYTHON_TAG))),
-            "content": tag("content", until(FUNCTION_OPEN, PYTHON_TAG, min1=True, commit=True)),
+            "python": seq(_python_call, ws()),
+            "end_token": seq(choice(lit(EOM), lit(EOT)), ws()),
+            "content": tag(
+                "content", until(FUNCTION_OPEN, PYTHON_TAG, EOM, EOT, min1=True, commit=True)
+            ),
         },
         entries={"start": "start"},
     ),
@@ -85,5 +119,6 @@ FORMAT = Format(
         'Let me check.<function=get_weather>{"city": "Paris"}</function>',
         '<function=get_weather>{"city": "Paris"}</function>'
         '<function=get_weather>{"city": "Rome"}</function>',
+        "<|python_tag|>import math\nprint(math.sqrt(2))",
     ),
 )

@@ -8,6 +8,13 @@ first recipient; ``all`` addresses the user, any other recipient is a tool)::
     {"city": "Paris"}>>>get_weather
     {"city": "Rome"}
 
+or, for the built-in code interpreter (a call of ``python`` with arguments
+``{"code": "import math\\nprint(math.sqrt(2))"}``)::
+
+    python
+    import math
+    print(math.sqrt(2))
+
 Facts this grammar relies on:
 
 - The v3.llama3 chat template (MeetKai/functionary; functionary-small-v3.2,
@@ -34,12 +41,18 @@ Facts this grammar relies on:
   could still be a recipient (``...>>>get_wea``) ends with an "incomplete" error, and that
   line is not content.  Whitespace at the start of the output is not content.
 - ``python`` followed by ``{`` is a call of a tool named python with JSON arguments.
-  ``python`` followed by anything else is raw code for the built-in code interpreter, up to
-  the next ``>>>`` (MeetKai's state machine; llama.cpp's legacy parser takes the rest of the
-  output), which llama.cpp reports as a ``python`` call with arguments
-  ``{"code": "<the code>"}``.  Those arguments hold a key the output never writes, which
-  the engine cannot produce yet: until it can, raw code is reported as an error of kind
-  "unexpected" and dropped, never shown as content nor delivered with other arguments.
+  ``python`` followed by anything else is raw code for the built-in code interpreter
+  (MeetKai's generation state machine switches to code after ``python\\n``; the template
+  renders a python call as ``>>>python\\n`` + the code), which llama.cpp reports as a
+  ``python`` call with arguments ``{"code": "<the code>"}``, and so does this grammar: the
+  code streams as the JSON string value of ``"code"``, exactly as written.
+- The code ends at a ``>>>`` that opens a recipient line (MeetKai's state machine ends it
+  at ``>>>``; llama.cpp's legacy parser takes the rest of the output), or where the model
+  stopped.  A ``>>>`` followed by a line that cannot be a recipient stays in the code, as it
+  stays in text: a doctest prompt (``>>> f(2)``) or a string such as ``">>>"``.  An output
+  cut short (finish reason "length") inside the code, or right after a ``>>>`` whose line
+  is not finished, is an "incomplete" error and no call.  The call is delivered when the
+  tools given include ``python``, like any call.
 - No reasoning block: the model has none.
 """
 
@@ -49,6 +62,7 @@ from ..grammar import (
     Grammar,
     ahead,
     choice,
+    const,
     cut,
     eof,
     json,
@@ -58,6 +72,7 @@ from ..grammar import (
     recover,
     ref,
     seq,
+    stopped,
     tag,
     until,
     ws,
@@ -77,11 +92,29 @@ _not_a_recipient = ahead(
     choice(lit("\n"), seq(until(*_NAME_STOPS, need_stop=True), not_ahead(lit("\n"))))
 )
 
+# Raw code: up to a >>> that opens a recipient line (a >>> before a line that cannot be one
+# is code).  It ends at such a >>>, or where the model stopped, also at a >>> whose line the
+# end of the output cut off; an output cut short there may have gone on with the code, so
+# that call is incomplete.
+_code = seq(until(SEPARATOR), many(seq(lit(SEPARATOR), _not_a_recipient, until(SEPARATOR))))
+_code_end = choice(
+    ahead(
+        seq(
+            lit(SEPARATOR),
+            choice(
+                seq(until(*_NAME_STOPS, min1=True, need_stop=True), lit("\n")),
+                seq(until(*_NAME_STOPS), stopped()),
+            ),
+        )
+    ),
+    stopped(),
+)
+
 FORMAT = Format(
     name="functionary_v3_2",
     aliases=("functionary-v3.2",),
     description="MeetKai Functionary v3.2 / medium v3.0: >>>all\\n text and >>>NAME\\n{json} "
-    "calls (the first >>> is in the prompt)",
+    "calls, python\\n raw code (the first >>> is in the prompt)",
     families=("Functionary v3.2", "Functionary medium v3.0"),
     model_ids=(
         "meetkai/functionary-small-v3.2*",
@@ -124,7 +157,15 @@ FORMAT = Format(
                 ws(),
             ),
             # raw code for the built-in python tool: see the module docstring
-            "python_code": recover(choice(), until(SEPARATOR)),
+            "python_code": tag(
+                "tool_call",
+                seq(
+                    tag("tool_name", const("python")),
+                    tag("param_name", const("code")),
+                    tag("param_value", _code, decode="string"),
+                    _code_end,
+                ),
+            ),
             "content": tag("content", until(SEPARATOR, min1=True, commit=True)),
         },
         entries={"start": "start"},
@@ -132,5 +173,6 @@ FORMAT = Format(
     examples=(
         'all\nLet me check.>>>get_weather\n{"city": "Paris"}',
         'get_weather\n{"city": "Paris"}>>>get_weather\n{"city": "Rome"}',
+        "python\nimport math\nprint(math.sqrt(2))",
     ),
 )

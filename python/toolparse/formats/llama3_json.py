@@ -46,11 +46,55 @@ Choices (where the peers differ):
   ``<|eom_id|>`` and ``<|eot_id|>`` are dropped wherever they appear, and text after the
   calls is content.  A broken call reports an error and the rest up to the next
   ``<|python_tag|>`` or end token is skipped.
-- Meta's built-in tools are not read here: ``<|python_tag|>brave_search.call(query="...")``
-  and ``wolfram_alpha.call(...)``, and code-interpreter output (raw Python after
-  ``<|python_tag|>``).  After ``<|python_tag|>``, input that is not a JSON object is an
-  error (``unexpected``) and is skipped; the ``tagged_body`` rule is where a built-in call
-  alternative goes.
+
+Built-in tools and the code interpreter (Llama 3.1 and later; what the model writes)::
+
+    <|python_tag|>brave_search.call(query="weather in Menlo Park")<|eom_id|>
+    <|python_tag|>import math
+    print(math.sqrt(2))<|eom_id|>
+
+- Meta's Llama 3.1 prompt-format guide: with ``Environment: ipython`` and ``Tools:
+  brave_search, wolfram_alpha`` in the system prompt, the model calls a built-in tool as
+  ``<|python_tag|>NAME.call(query="...")`` and ends the message with ``<|eom_id|>``; with
+  ``Environment: ipython`` alone it writes raw Python after ``<|python_tag|>`` for the code
+  interpreter.  The Hugging Face Llama 3.1 / 3.3 templates render a past built-in call as
+  ``<|python_tag|>NAME.call(key="value", key2="value2")`` (every value between double
+  quotes, as written, ``, `` between) followed by ``<|eom_id|>``.
+- llama.cpp (LLAMA_3_X_WITH_BUILTIN_TOOLS) treats given tools named wolfram_alpha,
+  web_search / brave_search (a ``query``) and python / code_interpreter (a ``code``) as
+  built-in, constrains them to ``<|python_tag|>NAME.call(key=VALUE, ...)`` with JSON
+  values (its tests: ``code_interpreter.call(code="print('hey')")``), and parses any
+  ``NAME.call(`` after the tag, with spaces allowed around the dot.  (Its parser does not
+  read raw code: after the tag, anything else makes the whole output content.)
+- Meta's reference decoder (``decode_assistant_message_from_content``) reads an output
+  that starts with the tag and is neither a JSON call nor ``NAME.call(query="...")`` as
+  a call of ``code_interpreter`` with arguments ``{"code": <the rest of the output>}``.
+
+Choices for what follows ``<|python_tag|>`` (after optional whitespace):
+
+- ``{`` opens JSON calls, as above.
+- ``NAME.call(`` (NAME an ASCII identifier; spaces are allowed around the dot and before
+  the parenthesis) is a built-in call of the tool NAME, for any name; it is committed
+  there.  Its arguments are keyword arguments with Python literal
+  values, converted to JSON: strings in double or single quotes with Python's escapes
+  (so ``\\/`` keeps its backslash, where a JSON reader would drop it), numbers,
+  ``True``/``False``/``None`` and JSON's ``true``/``false``/``null``, lists, dicts and
+  tuples; a trailing comma is accepted.  Not accepted, as invalid arguments: a positional
+  argument, a line break inside a quoted string, a triple-quoted string, an expression or
+  a bare name as a value, and a double quote left unescaped inside a double-quoted value
+  (which the template would write for a value that contains one).  The call ends at its
+  ``)``; ``<|eom_id|>`` after it is dropped and text after it is content.  Without the tag,
+  ``NAME.call(...)`` is content (llama.cpp wants the tag too).
+- Anything else is raw code: a call of ``code_interpreter`` with arguments ``{"code":
+  <the code>}``, streamed as the JSON string value of ``"code"``.  The code ends at
+  ``<|eom_id|>``, ``<|eot_id|>``, another ``<|python_tag|>`` or where the model stopped; an
+  output cut short (finish reason "length") inside it is an "incomplete" error and no
+  call.  JSON, ``.call(`` or ``;`` later in the code are code.  Meta's decoder does this
+  only when the output starts with the tag; here, as for JSON calls, the tag may follow
+  text.  Code that starts with ``{`` or ``NAME.call(`` is read as the forms above.
+- Built-in calls and ``code_interpreter`` are ordinary calls of those names: they are
+  delivered when the tools given include them (as in llama.cpp's requests), and are
+  ``unknown_tool`` otherwise.
 """
 
 from __future__ import annotations
@@ -59,6 +103,7 @@ from ..grammar import (
     Grammar,
     ahead,
     choice,
+    const,
     cut,
     eof,
     json,
@@ -69,11 +114,13 @@ from ..grammar import (
     recover,
     ref,
     seq,
+    stopped,
     tag,
     until,
     ws,
 )
 from ._base import Format
+from ._pythonic import identifier, keyword_arguments
 
 PYTHON_TAG = "<|python_tag|>"
 EOM, EOT = "<|eom_id|>", "<|eot_id|>"
@@ -98,14 +145,18 @@ _call_head = seq(
     lit(":"),
 )
 
+# NAME.call( : how a built-in call opens (checked before it is committed)
+_builtin_head = seq(identifier(), ws(), lit("."), ws(), lit("call"), ws(), lit("("))
+
 # Skipped after a broken call: up to the next tag or end token.
 _resync = until(PYTHON_TAG, EOM, EOT)
 
 FORMAT = Format(
     name="llama3_json",
     aliases=("llama3", "llama4_json", "llama-3.x"),
-    description='Meta Llama 3.1/3.2/3.3 JSON calls: {"name": ..., "parameters": {...}} opening '
-    "the output or after <|python_tag|>, several joined by ;",
+    description='Meta Llama 3.1/3.2/3.3: {"name": ..., "parameters": {...}} JSON calls opening '
+    "the output or after <|python_tag|> (several joined by ;); after the tag also built-in "
+    "NAME.call(key=value) calls and raw code for code_interpreter",
     families=("Llama 3.1", "Llama 3.2", "Llama 3.3"),
     model_ids=(
         "meta-llama/Llama-3.1-*",
@@ -129,8 +180,41 @@ FORMAT = Format(
                 ws(),
                 recover(ref("tagged_body"), _resync),
             ),
-            # The built-in tools' NAME.call(...) form would be a second alternative here.
-            "tagged_body": seq(ahead(lit("{")), ref("calls")),
+            # JSON calls, a built-in call, or raw code: see the module docstring
+            "tagged_body": choice(
+                seq(ahead(lit("{")), ref("calls")), ref("builtin_call"), ref("code")
+            ),
+            # NAME.call(key=value, ...)
+            "builtin_call": seq(
+                ahead(_builtin_head),
+                cut(),
+                tag(
+                    "tool_call",
+                    seq(
+                        tag("tool_name", identifier()),
+                        ws(),
+                        lit("."),
+                        ws(),
+                        lit("call"),
+                        ws(),
+                        keyword_arguments(),
+                    ),
+                ),
+                ws(),
+            ),
+            # raw code for the code interpreter, up to an end token or the next tag
+            "code": seq(
+                tag(
+                    "tool_call",
+                    seq(
+                        tag("tool_name", const("code_interpreter")),
+                        tag("param_name", const("code")),
+                        tag("param_value", until(PYTHON_TAG, EOM, EOT), decode="string"),
+                        choice(lit(EOM), lit(EOT), ahead(lit(PYTHON_TAG)), stopped()),
+                    ),
+                ),
+                ws(),
+            ),
             # a ; not followed by an object ends the calls (a trailing ; is dropped)
             "calls": seq(
                 ref("call"),
@@ -147,5 +231,7 @@ FORMAT = Format(
     examples=(
         '{"name": "get_weather", "parameters": {"city": "Paris"}}',
         '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>',
+        '<|python_tag|>brave_search.call(query="weather in Paris")<|eom_id|>',
+        "<|python_tag|>import math\nprint(math.sqrt(2))<|eom_id|>",
     ),
 )
