@@ -72,15 +72,34 @@ class Fixture:
 
     @property
     def options(self) -> dict[str, Any]:
-        return self.expected.get("options") or {}
+        """StreamParser options the fixture needs (its "options" but "finish")."""
+        options = dict(self.expected.get("options") or {})
+        options.pop("finish", None)
+        return options
+
+    @property
+    def finish(self) -> str:
+        """How the output ended: "stop", or "length" for an output cut short."""
+        return str((self.expected.get("options") or {}).get("finish", "stop"))
 
     def parser(self, engine: str, **options: Any) -> StreamParser:
         """A parser for this fixture's format, tools and options."""
         return StreamParser(self.format, tools=self.tools, engine=engine, **self.options, **options)
 
+    def events(self, engine: str, sizes: Sequence[int] | None = None, **options: Any) -> list[Any]:
+        """The events of the whole output fed in pieces of the given sizes, then finished
+        the way the fixture says."""
+        return run_events(self.parser(engine, **options), self.raw, sizes, self.finish)
+
     def parse(self, engine: str, **options: Any) -> Message:
         return toolparse.parse(
-            self.raw, self.format, tools=self.tools, engine=engine, **self.options, **options
+            self.raw,
+            self.format,
+            tools=self.tools,
+            engine=engine,
+            finish_reason=self.finish,
+            **self.options,
+            **options,
         )
 
 

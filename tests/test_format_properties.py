@@ -39,7 +39,7 @@ def truncations(engine: str, fixture_id: str) -> tuple[list[Any], list[list[Any]
     """(the events of the whole output, the events of every prefix fed whole and finished
     as what it is: an output cut short)."""
     fixture = next(f for f in FIXTURES if f.id == fixture_id)
-    whole = run_events(fixture.parser(engine), fixture.raw)
+    whole = fixture.events(engine)
     cuts = [
         run_events(fixture.parser(engine), fixture.raw[:cut], reason="length")
         for cut in range(len(fixture.raw))
@@ -80,7 +80,7 @@ def test_a_truncated_output_delivers_only_calls_of_the_whole_output(
 @by_engine
 @by_fixture
 def test_argument_deltas_add_up_and_follow_their_start(fixture: Fixture, engine: str) -> None:
-    events = run_events(fixture.parser(engine), fixture.raw)
+    events = fixture.events(engine)
     started: dict[int, str] = {}
     pieces: dict[int, list[str]] = {}
     for event in events:
@@ -104,7 +104,7 @@ def test_argument_deltas_add_up_and_follow_their_start(fixture: Fixture, engine:
 @by_fixture
 def test_text_deltas_carry_no_marker(fixture: Fixture, engine: str) -> None:
     fmt = toolparse.get_format(fixture.format)
-    events = run_events(fixture.parser(engine), fixture.raw)
+    events = fixture.events(engine)
     expected = fixture.expected["message"]
     for kind, text in (
         (ContentDelta, expected["content"]),
@@ -121,7 +121,7 @@ def test_text_deltas_carry_no_marker(fixture: Fixture, engine: str) -> None:
 @by_engine
 @by_fixture
 def test_every_error_is_a_parse_error_and_end_is_last(fixture: Fixture, engine: str) -> None:
-    events = run_events(fixture.parser(engine), fixture.raw)
+    events = fixture.events(engine)
     assert isinstance(events[-1], End)
     assert not any(isinstance(e, End) for e in events[:-1])
     errors = [e for e in events if isinstance(e, ParseError)]

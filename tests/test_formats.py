@@ -74,7 +74,7 @@ def test_every_call_carries_its_arguments_as_json(fixture: Fixture, engine: str)
 @by_fixture
 def test_every_chunking_gives_the_same_events_and_message(fixture: Fixture, engine: str) -> None:
     size = len(fixture.raw)
-    reference = run_events(fixture.parser(engine, seed=ID_SEED), fixture.raw)
+    reference = fixture.events(engine, seed=ID_SEED)
     parsed = fixture.parse(engine, seed=ID_SEED)
     end = reference[-1]
     assert isinstance(end, End)
@@ -86,7 +86,7 @@ def test_every_chunking_gives_the_same_events_and_message(fixture: Fixture, engi
     merged_reference = merge_deltas(reference)
     for label, sizes in chunkings.items():
         parser = fixture.parser(engine, seed=ID_SEED)
-        events = run_events(parser, fixture.raw, sizes)
+        events = run_events(parser, fixture.raw, sizes, fixture.finish)
         assert merge_deltas(events) == merged_reference, label
         assert parser.message == parsed, label
 
@@ -96,9 +96,6 @@ def test_every_chunking_gives_the_same_events_and_message(fixture: Fixture, engi
 def test_engines_emit_identical_events(fixture: Fixture) -> None:
     size = len(fixture.raw)
     for sizes in (None, [1] * size, random_sizes(11, size)):
-        first, *others = [
-            run_events(fixture.parser(engine, seed=ID_SEED), fixture.raw, sizes)
-            for engine in ENGINES
-        ]
+        first, *others = [fixture.events(engine, sizes, seed=ID_SEED) for engine in ENGINES]
         for engine, events in zip(ENGINES[1:], others, strict=True):
             assert events == first, f"{engine} differs from {ENGINES[0]} with sizes {sizes}"

@@ -138,7 +138,7 @@ def test_feed_never_returns_end_and_finish_ends_with_it(engine: str) -> None:
 @pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
 def test_end_carries_the_final_message(fixture: Fixture, engine: str) -> None:
     parser = fixture.parser(engine, seed=4)
-    events = run_events(parser, fixture.raw, [7] * (len(fixture.raw) // 7))
+    events = run_events(parser, fixture.raw, [7] * (len(fixture.raw) // 7), fixture.finish)
     end = events[-1]
     assert isinstance(end, End)
     assert end.message == parser.message == fixture.parse(engine, seed=4)
@@ -440,7 +440,7 @@ def test_event_repr_reads_as_its_constructor(event: Any) -> None:
 @by_engine
 @pytest.mark.parametrize("fixture", FIXTURES[::5], ids=FIXTURE_IDS[::5])
 def test_engine_event_reprs_read_back(fixture: Fixture, engine: str) -> None:
-    for event in run_events(fixture.parser(engine), fixture.raw):
+    for event in fixture.events(engine):
         assert eval(repr(event), repr_namespace()) == event
 
 

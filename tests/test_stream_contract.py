@@ -348,7 +348,7 @@ def check_call_events(events: Sequence[Any]) -> None:
 @by_fixture
 def test_call_events_are_ordered_and_arguments_concatenate(fixture: Fixture, engine: str) -> None:
     for label, sizes in chunkings(len(fixture.raw)).items():
-        events = run_events(fixture.parser(engine), fixture.raw, sizes)
+        events = fixture.events(engine, sizes)
         try:
             check_call_events(events)
         except AssertionError as error:
@@ -431,7 +431,7 @@ def test_split_characters_wait_for_their_rest(fixture: Fixture, engine: str) -> 
     splits = [[cut] for cut in range(1, len(fixture.raw))]
     for sizes in [[1] * len(fixture.raw), *splits]:
         parser = fixture.parser(engine)
-        events = run_events(parser, fixture.raw, sizes)
+        events = run_events(parser, fixture.raw, sizes, fixture.finish)
         for text in texts(events):
             assert REPLACEMENT_CHARACTER not in text, f"{text!r} with sizes {sizes[:3]}"
         assert parser.message.content == whole_message.content
@@ -489,7 +489,7 @@ def test_text_deltas_never_carry_a_marker(fixture: Fixture, engine: str) -> None
     content_markers = [m for m in MARKERS if m not in (expected["content"] or "")]
     reasoning_markers = [m for m in MARKERS if m not in (expected["reasoning_content"] or "")]
     for label, sizes in chunkings(len(fixture.raw)).items():
-        events = run_events(fixture.parser(engine), fixture.raw, sizes)
+        events = fixture.events(engine, sizes)
         try:
             check_no_marker(text_deltas(events, ContentDelta), content_markers)
             check_no_marker(text_deltas(events, ReasoningDelta), reasoning_markers)

@@ -158,8 +158,10 @@ def parse(
     seed: int | None = None,
     id_factory: Callable[[], str] | None = None,
     repair: bool = False,
+    finish_reason: str = "stop",
 ) -> Message:
-    """The whole response at once: the same Message as feeding it and finishing."""
+    """The whole response at once: the same Message as feeding it and finishing with
+    finish_reason ("length" for an output cut short)."""
     parser = StreamParser(
         format,
         tools=tools,
@@ -170,5 +172,5 @@ def parse(
         repair=repair,
     )
     parser.feed(text)
-    parser.finish()
+    parser.finish(finish_reason)
     return parser.message
