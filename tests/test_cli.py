@@ -61,10 +61,26 @@ def test_parse_reports_errors_with_status_1(
     assert json.loads(out)["errors"][0]["kind"] == "incomplete"
 
 
+def test_parse_repair_salvages_a_cut_off_call(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    cut = tmp_path / "cut.txt"
+    cut.write_text('<tool_call><name>get_weather</name><args>{"city": "Par')
+    status, out, _ = run(capsys, "parse", str(cut), "--format", "generic_xml", "--repair")
+    assert status == 0
+    (call,) = json.loads(out)["tool_calls"]
+    assert (call["name"], call["arguments"], call["repaired"]) == (
+        "get_weather",
+        {"city": "Par"},
+        True,
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (("parse", "-", "--format", "no_such_format"), "unknown format 'no_such_format'"),
+        (("parse", "-", "--format", "hermes", "--repair"), "has no repair mode"),
         (("parse", "/nonexistent/file.txt", "--format", "hermes"), "cannot read"),
     ],
 )

@@ -66,6 +66,7 @@ def message_json(message: Message) -> dict[str, object]:
         "reasoning_content": message.reasoning_content,
         "tool_calls": [
             {"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments}
+            | ({"repaired": True} if c.repaired else {})
             for c in message.tool_calls
         ],
         "errors": [
@@ -95,16 +96,16 @@ def _print_event(event: Any, out: TextIO, colour: bool) -> None:
 
 def _parse(args: argparse.Namespace) -> int:
     try:
-        get_format(args.format)
-    except ValueError as error:
+        parser = StreamParser(
+            get_format(args.format),
+            tools=_load_tools(args.tools),
+            reasoning_in_prompt=args.reasoning_in_prompt,
+            engine=args.engine,
+            seed=args.seed,
+            repair=args.repair,
+        )
+    except ValueError as error:  # an unknown format, or one without the asked-for mode
         raise CommandError(str(error)) from None
-    parser = StreamParser(
-        args.format,
-        tools=_load_tools(args.tools),
-        reasoning_in_prompt=args.reasoning_in_prompt,
-        engine=args.engine,
-        seed=args.seed,
-    )
     data = _read(args.file)
     colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     events: list[Any] = []
@@ -222,7 +223,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("--engine", choices=("native", "reference"), default="native")
     parse.add_argument("--chunk", type=_positive, default=4, help="bytes per feed (default 4)")
-    parse.add_argument("--finish-reason", default="stop")
+    parse.add_argument(
+        "--finish-reason", default="stop", help='how the output ended ("length": cut short)'
+    )
+    parse.add_argument(
+        "--repair",
+        action="store_true",
+        help="salvage broken calls, marked repaired (generic, generic_xml, markdown_json)",
+    )
     parse.add_argument("--seed", type=int, default=None, help="reproducible tool call ids")
     parse.set_defaults(run=_parse)
 
