@@ -474,3 +474,40 @@ def test_an_id_after_the_announcement_does_not_change_the_call_id(engine: str) -
     end = next(e for e in events if isinstance(e, ToolCallEnd))
     assert start.id == end.call.id
     assert start.id.startswith("call_")  # generated: the carried id came after the arguments
+
+
+# --- cancellation ---------------------------------------------------------------------------
+
+
+@by_engine
+@pytest.mark.parametrize("cut", [0, 5, 20, 45, 60])
+def test_cancel_gives_what_was_emitted_and_never_an_open_call(engine: str, cut: int) -> None:
+    parser = StreamParser("hermes", engine=engine)
+    emitted = parser.feed(HERMES_TWO_CALLS[:cut])
+    events = parser.finish("cancelled")
+    end = events[-1]
+    assert isinstance(end, End)
+    assert end.finish_reason == end.message.finish_reason == "cancelled"
+    shown = "".join(e.text for e in emitted + events if isinstance(e, ContentDelta))
+    assert (end.message.content or "") == shown
+    ended = [e.call for e in emitted + events if isinstance(e, ToolCallEnd)]
+    assert end.message.tool_calls == ended
+    started = {e.index for e in emitted + events if isinstance(e, ToolCallStart)}
+    open_calls = started - {c.index for c in ended}
+    errors = [e for e in events if isinstance(e, ParseError)]
+    # an announced call that never ended is reported with its index (one not yet
+    # announced, without): never delivered either way
+    assert [e.index for e in errors if e.index is not None] == sorted(open_calls)
+    assert all(e.kind == "incomplete" for e in errors)
+
+
+@by_engine
+def test_cancel_inside_code_that_runs_to_the_end_is_incomplete(engine: str) -> None:
+    parser = StreamParser("functionary_v3_1", engine=engine)
+    parser.feed("<|python_tag|>print(sum(range(10)))")
+    assert parser.finish("cancelled")[-1].message.tool_calls == []
+    assert [e.kind for e in parser.message.errors] == ["incomplete"]
+    parser.reset()
+    parser.feed("<|python_tag|>print(sum(range(10)))")
+    (call,) = parser.finish("stop")[-1].message.tool_calls
+    assert call.arguments == {"code": "print(sum(range(10)))"}

@@ -17,6 +17,9 @@ from .reference.emitter import param_types
 from .reference.stream import ReferenceStream
 
 Engine = Literal["native", "reference"]
+# Finish reasons that mean the output was cut off, not ended by the model: a call that
+# runs to the end of the output is then incomplete.
+CUT_SHORT = frozenset({"length", "cancelled"})
 _ID_ALPHABET = string.ascii_letters + string.digits
 _TYPE_CODES = {
     "string": 0,
@@ -126,8 +129,11 @@ class StreamParser:
         return self._stream.feed(text)
 
     def finish(self, reason: str = "stop") -> list[Event]:
-        """Ends the response ("stop", "length", ...); the last event is End."""
-        events: list[Event] = self._stream.finish(reason == "length")
+        """Ends the response; the last event is End.  reason: "stop" (the model ended it),
+        "length" (cut off by a token limit) or "cancelled" (closed early by the caller, at
+        any point): the message is then exactly what was emitted so far, and a call still
+        open, or one that would run to the end of the output, is reported incomplete."""
+        events: list[Event] = self._stream.finish(reason in CUT_SHORT)
         self._finish_reason = reason
         events.append(End(reason, self.message))
         return events
