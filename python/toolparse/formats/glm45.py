@@ -111,12 +111,32 @@ def glm_call_rules() -> dict[str, Node]:
     }
 
 
-def pre_opened(reasoning_rest: Node) -> Node:
-    """Reasoning the template opened, tolerating a ``<think>`` the model writes anyway."""
-    return seq(opt(seq(ws(), lit(THINK_OPEN))), reasoning_rest)
+MARKERS = (
+    TOOL_OPEN,
+    TOOL_CLOSE,
+    THINK_OPEN,
+    THINK_CLOSE,
+    KEY_OPEN,
+    KEY_CLOSE,
+    VALUE_OPEN,
+    VALUE_CLOSE,
+)
 
 
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN)
+def glm_entry_rules(*reasoning_ends: str) -> dict[str, Node]:
+    """ "start" (an optional ``<think>`` block, then "body") and "start_in_reasoning" (the
+    template opened the block; a ``<think>`` the model writes anyway is tolerated), with
+    the markers that end the reasoning implicitly."""
+    think, rest = think_block(THINK_OPEN, THINK_CLOSE, *reasoning_ends)
+    return {
+        "start": seq(ws(), opt(ref("think")), ref("body")),
+        "start_in_reasoning": seq(
+            opt(seq(ws(), lit(THINK_OPEN))), ref("reasoning_rest"), ref("body")
+        ),
+        "think": think,
+        "reasoning_rest": rest,
+    }
+
 
 FORMAT = Format(
     name="glm45",
@@ -128,23 +148,11 @@ FORMAT = Format(
     reasoning="optional",
     call_in_reasoning="ends_reasoning",
     needs_tools=True,
-    markers=(
-        TOOL_OPEN,
-        TOOL_CLOSE,
-        THINK_OPEN,
-        THINK_CLOSE,
-        KEY_OPEN,
-        KEY_CLOSE,
-        VALUE_OPEN,
-        VALUE_CLOSE,
-    ),
+    markers=MARKERS,
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(pre_opened(ref("reasoning_rest")), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **glm_entry_rules(TOOL_OPEN),
             "body": seq(many(choice(ref("call"), ref("content"))), eof()),
             "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
         }

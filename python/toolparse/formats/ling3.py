@@ -39,24 +39,11 @@ what it has delivered, so here that text stays reasoning.
 
 from __future__ import annotations
 
-from ..grammar import Grammar, choice, eof, lit, many, opt, ref, seq, tag, until, ws
-from ._base import Format, think_block
-from .glm45 import (
-    KEY_CLOSE,
-    KEY_OPEN,
-    THINK_CLOSE,
-    THINK_OPEN,
-    TOOL_CLOSE,
-    TOOL_OPEN,
-    VALUE_CLOSE,
-    VALUE_OPEN,
-    glm_call_rules,
-    pre_opened,
-)
+from ..grammar import Grammar, choice, eof, lit, many, ref, seq, tag, until, ws
+from ._base import Format
+from .glm45 import MARKERS, TOOL_CLOSE, TOOL_OPEN, glm_call_rules, glm_entry_rules
 
 ROLE_END = "<|role_end|>"
-
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, ROLE_END)
 
 FORMAT = Format(
     name="ling3",
@@ -68,24 +55,11 @@ FORMAT = Format(
     reasoning_in_prompt=True,
     call_in_reasoning="ends_reasoning",
     needs_tools=True,
-    markers=(
-        TOOL_OPEN,
-        TOOL_CLOSE,
-        THINK_OPEN,
-        THINK_CLOSE,
-        KEY_OPEN,
-        KEY_CLOSE,
-        VALUE_OPEN,
-        VALUE_CLOSE,
-        ROLE_END,
-    ),
+    markers=(*MARKERS, ROLE_END),
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(pre_opened(ref("reasoning_rest")), ref("body")),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **glm_entry_rules(TOOL_OPEN, ROLE_END),
             "body": seq(many(choice(ref("call"), ref("role_end"), ref("content"))), eof()),
             "role_end": seq(lit(ROLE_END), ws()),
             "content": tag("content", until(TOOL_OPEN, ROLE_END, min1=True, commit=True)),
