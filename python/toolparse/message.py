@@ -88,3 +88,9 @@ class Message:
     tool_calls: list[ToolCall] = field(default_factory=list)
     errors: list[ParseError] = field(default_factory=list)
     finish_reason: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """This message as an OpenAI chat-completion assistant message (toolparse.openai)."""
+        from .openai import message_to_openai  # toolparse.openai imports this module
+
+        return message_to_openai(self)
