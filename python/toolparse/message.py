@@ -94,3 +94,9 @@ class Message:
         from .openai import message_to_openai  # toolparse.openai imports this module
 
         return message_to_openai(self)
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """This message as an Anthropic Messages assistant message (toolparse.anthropic)."""
+        from .anthropic import message_to_anthropic  # it imports this module
+
+        return message_to_anthropic(self)

@@ -99,6 +99,7 @@ class StreamParser:
         self.engine = engine
         self.tools = tools
         self._entry = self.format.entry(reasoning_in_prompt)
+        self.reasoning_in_prompt = self._entry == "start_in_reasoning"
         self._seed = seed
         self._id_factory = id_factory
         self._native_tools = NativeTools(tools_blob(tools)) if tools is not None else None
