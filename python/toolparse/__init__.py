@@ -16,17 +16,23 @@ from .events import (
     ToolCallStart,
 )
 from .formats import FORMATS, Format, format_for_model, get_format
+from .guard import Decision, Guard, GuardPolicy, TurnReview
 from .message import Message, ParseError, ToolCall
 from .stream import StreamParser, parse
+from .validate import CallValidation, ToolValidator, ValidationIssue, ValidationReport
 
 __version__ = "0.1.0"
 
 __all__ = [
     "FORMATS",
+    "CallValidation",
     "ContentDelta",
+    "Decision",
     "End",
     "Event",
     "Format",
+    "Guard",
+    "GuardPolicy",
     "JsonScanner",
     "MarkerMatcher",
     "MarkerTrie",
@@ -38,6 +44,10 @@ __all__ = [
     "ToolCallArgsDelta",
     "ToolCallEnd",
     "ToolCallStart",
+    "ToolValidator",
+    "TurnReview",
+    "ValidationIssue",
+    "ValidationReport",
     "__version__",
     "format_for_model",
     "formats",
