@@ -1,0 +1,41 @@
+"""The bundled examples run, and the README shows them as they are."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENT_LOOP = ROOT / "examples" / "agent_loop.py"
+
+
+def test_readme_shows_the_agent_loop_as_it_is() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- example: examples/agent_loop.py -->\n```python\n")
+    start = readme.index("\n", readme.index("```python", start)) + 1
+    end = readme.index("```\n<!-- /example -->", start)
+    assert readme[start:end] == AGENT_LOOP.read_text(encoding="utf-8")
+
+
+def test_agent_loop_refuses_the_bad_call_and_runs_the_corrected_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("jsonschema_rs", reason="validation needs toolparse[validate]")
+    messages = runpy.run_path(str(AGENT_LOOP))["run_agent"]("Weather in Oslo?")
+    shown = capsys.readouterr().out
+    assert "[refused get_weather: invalid_arguments]" in shown
+    assert '[ran get_weather({"city": "Oslo", "days": 3})]' in shown
+    assert shown.rstrip().endswith("4 to 9 °C.")
+    refusal = messages[2]
+    assert refusal["role"] == "tool"
+    assert "days: expected an integer" in refusal["content"]
+    assert [m["role"] for m in messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
