@@ -131,6 +131,7 @@ struct tp_stream {
     tp_emitter *emitter;
     tp_vm *vm;
     int finished;
+    tp_buf tokens; /* the bytes of the token ids being fed */
 };
 
 tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
@@ -158,6 +159,7 @@ void tp_stream_free(tp_stream *s) {
     if (!s) return;
     tp_vm_free(s->vm);
     tp_emitter_free(s->emitter);
+    tp_buf_free(&s->tokens);
     free(s);
 }
 
@@ -181,6 +183,33 @@ tp_status tp_stream_finish(tp_stream *s, int cut_short) {
     st = tp_vm_finish(s->vm, cut_short);
     if (st == TP_OK) st = tp_emitter_abort(s->emitter, 0);
     return st;
+}
+
+tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
+                                size_t n, uint32_t *bad_id) {
+    size_t k;
+    uint32_t len;
+    const uint8_t *bytes;
+    tp_emitter_clear_events(s->emitter);
+    if (s->finished) return TP_ERR_STATE;
+    if (n == 1) { /* one decode step: no copy */
+        bytes = tp_vocab_token(vocab, ids[0], &len);
+        if (!bytes) goto bad;
+        return tp_vm_feed(s->vm, bytes, len);
+    }
+    s->tokens.len = 0;
+    for (k = 0; k < n; k++) {
+        bytes = tp_vocab_token(vocab, ids[k], &len);
+        if (!bytes) {
+            ids += k;
+            goto bad;
+        }
+        if (tp_buf_append(&s->tokens, bytes, len) != TP_OK) return TP_ERR_NOMEM;
+    }
+    return tp_vm_feed(s->vm, s->tokens.data, s->tokens.len);
+bad:
+    if (bad_id) *bad_id = ids[0];
+    return TP_ERR_ARG;
 }
 
 const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena) {

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "program.h"
+#include "vocab.h"
 
 typedef enum tp_event_kind {
     TP_EV_REASONING = 1,
@@ -81,6 +82,11 @@ void tp_stream_reset(tp_stream *s);
 /* Feeds bytes; the events they made certain are then in tp_stream_events (borrowed, valid
  * until the next call on s).  TP_ERR_NOMEM leaves the stream unusable but safe to free. */
 tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len);
+
+/* Feeds the bytes of n token ids from vocab, as one piece.  An id outside the vocab is
+ * TP_ERR_ARG before anything is fed (*bad_id, if not NULL, gets it). */
+tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
+                                size_t n, uint32_t *bad_id);
 /* The end of the response; cut_short when it was cut off (finish reason "length"). */
 tp_status tp_stream_finish(tp_stream *s, int cut_short);
 const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena);

@@ -7,5 +7,6 @@
 #include "program.h"
 #include "stream.h"
 #include "trie.h"
+#include "vocab.h"
 
 #endif

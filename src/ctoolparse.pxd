@@ -103,6 +103,12 @@ cdef extern from "toolparse.h" nogil:
         pass
     tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out)
     void tp_tools_free(tp_tools *t)
+    ctypedef struct tp_vocab:
+        pass
+    tp_status tp_vocab_new(const uint8_t *bytes, size_t n_bytes, const uint32_t *offsets,
+                           uint32_t n_tokens, tp_vocab **out)
+    void tp_vocab_free(tp_vocab *v)
+    uint32_t tp_vocab_size(const tp_vocab *v)
     ctypedef struct tp_stream:
         pass
     tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
@@ -110,6 +116,8 @@ cdef extern from "toolparse.h" nogil:
     void tp_stream_free(tp_stream *s)
     void tp_stream_reset(tp_stream *s)
     tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len)
+    tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
+                                    size_t n, uint32_t *bad_id)
     tp_status tp_stream_finish(tp_stream *s, int cut_short)
     const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena)
     const uint8_t *tp_stream_content(const tp_stream *s, size_t *len)

@@ -1,6 +1,7 @@
 # The native stream: a compiled program and tool table shared by streams, and one
 # tp_stream per response whose C events become the event objects of events.pxi.
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+import array as _array
 import json as _json
 
 from toolparse.message import ParseError as _ParseError, ToolCall as _ToolCall
@@ -84,6 +85,105 @@ cdef class NativeTools:
         tp_tools_free(self._c)
 
 
+cdef class NativeVocab:
+    """A tokenizer's tokens as bytes in the C core (toolparse.Vocab builds it); share it
+    between streams and threads."""
+
+    cdef tp_vocab *_c
+    cdef readonly uint32_t size
+
+    def __cinit__(self, bytes table not None, offsets not None):
+        cdef const uint32_t[::1] ends = _u32(offsets)
+        if ends.shape[0] < 1:
+            raise ValueError("offsets needs one entry more than there are tokens")
+        status = tp_vocab_new(<const uint8_t *>PyBytes_AS_STRING(table),
+                              <size_t>PyBytes_GET_SIZE(table), &ends[0],
+                              <uint32_t>(ends.shape[0] - 1), &self._c)
+        if status == TP_ERR_ARG:
+            raise ValueError("offsets must not decrease nor pass the end of the table")
+        _check(status)
+        self.size = tp_vocab_size(self._c)
+
+    def __dealloc__(self):
+        tp_vocab_free(self._c)
+
+
+cdef object _u32(object ids):
+    """ids (an int, a sequence of ints or a buffer of integers, e.g. a numpy array) as a
+    contiguous buffer of uint32; a uint32 buffer is used as it is."""
+    if isinstance(ids, int):
+        ids = (ids,)
+    try:
+        view = memoryview(ids)
+    except TypeError:
+        view = None
+    if view is not None and view.format in ("I", "=I", "<I") and view.itemsize == 4 \
+            and view.c_contiguous and view.ndim == 1:
+        return view
+    values = view.tolist() if view is not None else ids
+    try:
+        return _array.array("I", values)
+    except (OverflowError, TypeError) as error:
+        raise ValueError(f"token ids must be integers from 0 to 2**32 - 1 ({error})") from None
+
+
+cdef unsigned long long _batch_calls = 0  # marks the streams of one call (no slot twice)
+
+
+def feed_token_batch(list streams, NativeVocab vocab not None, slots, tokens):
+    """One decode step for many streams: streams[slots[k]] is fed token tokens[k], each
+    stream at most once, all in the core with the GIL released.  Returns (slot, events)
+    pairs for the streams that produced events, in the order given."""
+    cdef const uint32_t[::1] at = _u32(slots)
+    cdef const uint32_t[::1] ids = _u32(tokens)
+    cdef Py_ssize_t n = at.shape[0], k
+    cdef tp_stream **handles
+    cdef tp_status *statuses
+    cdef size_t count
+    cdef const uint8_t *arena
+    cdef NativeStream stream
+    global _batch_calls
+    if ids.shape[0] != n:
+        raise ValueError(f"{n} slots but {ids.shape[0]} tokens")
+    if n == 0:
+        return []
+    handles = <tp_stream **>malloc(<size_t>n * sizeof(tp_stream *))
+    statuses = <tp_status *>malloc(<size_t>n * sizeof(tp_status))
+    if handles == NULL or statuses == NULL:
+        free(handles)
+        free(statuses)
+        raise MemoryError()
+    try:
+        _batch_calls += 1
+        for k in range(n):
+            if at[k] >= <uint32_t>len(streams) or streams[at[k]] is None:
+                raise ValueError(f"no stream in slot {at[k]}")
+            stream = <NativeStream>streams[at[k]]
+            if stream.batch_mark == _batch_calls:
+                raise ValueError(f"slot {at[k]} is given twice in one step")
+            stream.batch_mark = _batch_calls
+            handles[k] = stream._c
+        with nogil:
+            for k in range(n):
+                statuses[k] = tp_stream_feed_tokens(handles[k], vocab._c, &ids[k], 1, NULL)
+        out = []
+        for k in range(n):
+            if statuses[k] != TP_OK:
+                if statuses[k] == TP_ERR_ARG:
+                    raise ValueError(f"token id {ids[k]} is not in the vocab (size {vocab.size})")
+                if statuses[k] == TP_ERR_STATE:
+                    raise ValueError(f"the stream in slot {at[k]} was already finished")
+                _check(statuses[k])
+            tp_stream_events(handles[k], &count, &arena)
+            if count:
+                stream = <NativeStream>streams[at[k]]
+                out.append((at[k], stream._events()))
+        return out
+    finally:
+        free(handles)
+        free(statuses)
+
+
 cdef class NativeStream:
     """One response parsed by the C VM: feed/finish return event objects."""
 
@@ -94,6 +194,7 @@ cdef class NativeStream:
     cdef dict ids
     cdef readonly list tool_calls
     cdef readonly list errors
+    cdef unsigned long long batch_mark
 
     def __cinit__(self, NativeProgram program not None, str entry not None, NativeTools tools,
                   id_factory not None, bint repair=False):
@@ -127,6 +228,32 @@ cdef class NativeStream:
                 status = tp_stream_feed(self._c, p, <size_t>size)
         else:
             status = tp_stream_feed(self._c, p, <size_t>size)
+        if status == TP_ERR_STATE:
+            raise ValueError("feed() after finish(); call reset() for the next response")
+        _check(status)
+        return self._events()
+
+    def feed_tokens(self, NativeVocab vocab not None, ids):
+        """Feeds the bytes of these token ids (an int, a sequence or a buffer of ints)."""
+        cdef uint32_t one, bad = 0
+        cdef const uint32_t[::1] many
+        cdef tp_status status
+        if isinstance(ids, int) and 0 <= ids <= 0xFFFFFFFF:
+            one = ids
+            status = tp_stream_feed_tokens(self._c, vocab._c, &one, 1, &bad)
+        else:
+            many = _u32(ids)
+            if many.shape[0] == 0:
+                return []
+            if many.shape[0] >= NOGIL_THRESHOLD:
+                with nogil:
+                    status = tp_stream_feed_tokens(self._c, vocab._c, &many[0],
+                                                   <size_t>many.shape[0], &bad)
+            else:
+                status = tp_stream_feed_tokens(self._c, vocab._c, &many[0],
+                                               <size_t>many.shape[0], &bad)
+        if status == TP_ERR_ARG:
+            raise ValueError(f"token id {bad} is not in the vocab (size {vocab.size})")
         if status == TP_ERR_STATE:
             raise ValueError("feed() after finish(); call reset() for the next response")
         _check(status)

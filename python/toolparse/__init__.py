@@ -6,6 +6,7 @@ reference engines are used only on explicit request, never as a silent fallback.
 """
 
 from ._core import JsonScanner, MarkerMatcher, MarkerTrie
+from .batch import BatchParser
 from .events import (
     ContentDelta,
     End,
@@ -20,11 +21,13 @@ from .guard import Decision, Guard, GuardPolicy, TurnReview
 from .message import Message, ParseError, ToolCall
 from .stream import StreamParser, parse
 from .validate import CallValidation, ToolValidator, ValidationIssue, ValidationReport
+from .vocab import Vocab
 
 __version__ = "0.1.0"
 
 __all__ = [
     "FORMATS",
+    "BatchParser",
     "CallValidation",
     "ContentDelta",
     "Decision",
@@ -48,6 +51,7 @@ __all__ = [
     "TurnReview",
     "ValidationIssue",
     "ValidationReport",
+    "Vocab",
     "__version__",
     "format_for_model",
     "formats",

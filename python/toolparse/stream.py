@@ -6,7 +6,7 @@ import random
 import secrets
 import string
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from ._core import NativeStream, NativeTools
@@ -15,6 +15,7 @@ from .formats import Format, get_format
 from .message import Message
 from .reference.emitter import param_types
 from .reference.stream import ReferenceStream
+from .vocab import Vocab
 
 Engine = Literal["native", "reference"]
 # Finish reasons that mean the output was cut off, not ended by the model: a call that
@@ -45,6 +46,17 @@ def id_generator(seed: int | None = None) -> Callable[[], str]:
     return lambda: "call_" + "".join(rng.choice(_ID_ALPHABET) for _ in range(24))
 
 
+def token_ids(ids: Any) -> list[int]:
+    """Token ids as a list: from an int, a sequence, or a buffer of integers."""
+    if isinstance(ids, int):
+        return [ids]
+    try:
+        values: list[int] = memoryview(ids).tolist()
+    except TypeError:
+        values = list(ids)
+    return values
+
+
 def tools_blob(tools: list[dict[str, Any]]) -> bytes:
     """The tool table for the C core: names and parameter types (see csrc/stream.h)."""
 
@@ -72,6 +84,7 @@ class StreamParser:
     takes the format's default.
     engine: "native" (the C core) or "reference" (the pure-Python twin): same events.
     seed / id_factory: reproducible or custom tool call ids.
+    vocab: a toolparse.Vocab, for feed_tokens(ids) (token ids instead of text).
     repair: salvage broken calls (formats that support it, the raw-text fallbacks):
     lenient JSON arguments, and a call cut off at the end of the output is closed.  A
     salvaged call has repaired=True, so an application can hold it to read-only tools;
@@ -89,8 +102,10 @@ class StreamParser:
         seed: int | None = None,
         id_factory: Callable[[], str] | None = None,
         repair: bool = False,
+        vocab: Vocab | None = None,
     ) -> None:
         self.format = get_format(format)
+        self.vocab = vocab
         if repair and self.format.repair_grammar is None:
             raise ValueError(f"format {self.format.name!r} has no repair mode")
         self.repair = repair
@@ -128,6 +143,15 @@ class StreamParser:
     def feed(self, text: str | bytes) -> list[Event]:
         """Feeds the next piece of output; returns the events it made certain."""
         return self._stream.feed(text)
+
+    def feed_tokens(self, ids: int | Iterable[int] | Any) -> list[Event]:
+        """Feeds the next token ids (an int, a sequence, or a buffer such as a numpy array):
+        their bytes, looked up in the vocab given to the parser."""
+        if self.vocab is None:
+            raise ValueError("feed_tokens() needs StreamParser(..., vocab=toolparse.Vocab(...))")
+        if isinstance(self._stream, NativeStream):
+            return self._stream.feed_tokens(self.vocab.native, ids)
+        return self._stream.feed(self.vocab.decode(token_ids(ids)))
 
     def finish(self, reason: str = "stop") -> list[Event]:
         """Ends the response; the last event is End.  reason: "stop" (the model ended it),

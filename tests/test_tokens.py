@@ -1,0 +1,195 @@
+"""Token ids in: Vocab decoding (byte-level BPE, SentencePiece, added tokens), feed_tokens
+on both engines, and BatchParser (many streams, one call per decode step)."""
+
+from __future__ import annotations
+
+import array
+import random
+from functools import cache
+
+import pytest
+
+from engines import ENGINES, FIXTURE_IDS, FIXTURES, Fixture, merge_deltas, random_sizes
+from toolparse import BatchParser, ContentDelta, End, StreamParser, ToolCallEnd, Vocab
+from toolparse.vocab import _byte_level_table, token_bytes
+
+tokenizers = pytest.importorskip("tokenizers", reason="needs the tokenizers package")
+by_engine = pytest.mark.parametrize("engine", ENGINES)
+MARKERS = ["<tool_call>", "</tool_call>", "<think>", "</think>"]
+
+
+@cache
+def byte_level_tokenizer() -> tokenizers.Tokenizer:
+    """A small byte-level BPE trained on the fixtures, with markers as added tokens."""
+    model = tokenizers.Tokenizer(tokenizers.models.BPE())
+    model.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    model.decoder = tokenizers.decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=600,
+        special_tokens=MARKERS,
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    texts = [f.raw.decode("utf-8", "replace") for f in FIXTURES]
+    model.train_from_iterator(texts, trainer)
+    return model
+
+
+@cache
+def vocab() -> Vocab:
+    return Vocab.from_tokenizer(byte_level_tokenizer())
+
+
+def ids_of(text: bytes) -> list[int]:
+    return byte_level_tokenizer().encode(text.decode("utf-8")).ids
+
+
+# --- decoding -------------------------------------------------------------------------------
+
+
+def test_byte_level_table_covers_every_byte_once() -> None:
+    table = _byte_level_table()
+    assert sorted(table.values()) == list(range(256))
+    assert token_bytes("\u0120hi\u010a", "byte_level") == b" hi\n"  # Ġ and Ċ
+
+
+def test_sentencepiece_spaces_and_byte_tokens() -> None:
+    pieces = {"\u2581Hello": 0, "<0x0A>": 1, "<0xE2>": 2, "<0x98>": 3, "<0x95>": 4, "ab": 5}
+    sp = Vocab.from_strings(pieces, "sentencepiece", added={"<tool_call>": 6}, special=[6])
+    assert sp.decode([0, 1, 2, 3, 4, 5, 6]) == " Hello\n\xe2\x98\x95ab<tool_call>".encode("latin-1")
+    assert sp.special == {6}
+
+
+def test_from_tokenizer_decodes_like_the_tokenizer() -> None:
+    tokenizer = byte_level_tokenizer()
+    text = 'Héllo ☕ <tool_call>\n{"name": "f"}</tool_call>\n\t naïve'
+    ids = tokenizer.encode(text).ids
+    assert vocab().decode(ids) == text.encode("utf-8")
+    assert {tokenizer.token_to_id(m) for m in MARKERS} <= vocab().special
+
+
+def test_bad_token_ids_are_value_errors() -> None:
+    parser = StreamParser("hermes", vocab=vocab())
+    for bad in (len(vocab()), -1, [0, 10**6], 2**40):
+        with pytest.raises(ValueError, match="token id"):
+            parser.feed_tokens(bad)
+    with pytest.raises(ValueError, match="vocab"):
+        StreamParser("hermes").feed_tokens(1)
+
+
+# --- feed_tokens ------------------------------------------------------------------------------
+
+
+@by_engine
+@pytest.mark.parametrize("fixture", FIXTURES[::7], ids=FIXTURE_IDS[::7])
+def test_token_ids_give_what_the_text_gives(fixture: Fixture, engine: str) -> None:
+    text = fixture.raw.decode("utf-8", "replace").encode("utf-8")
+    ids = ids_of(text)
+    expected = StreamParser(
+        fixture.format, tools=fixture.tools, engine=engine, seed=1, **fixture.options
+    )
+    want = merge_deltas(expected.feed(text) + expected.finish(fixture.finish))
+    for sizes in ([1] * len(ids), random_sizes(3, len(ids)), [len(ids)]):
+        parser = StreamParser(
+            fixture.format,
+            tools=fixture.tools,
+            engine=engine,
+            seed=1,
+            vocab=vocab(),
+            **fixture.options,
+        )
+        events, at = [], 0
+        for size in sizes:
+            events += parser.feed_tokens(ids[at : at + size])
+            at += size
+        events += parser.finish(fixture.finish)
+        assert merge_deltas(events) == want
+
+
+@by_engine
+def test_a_character_split_across_byte_tokens_waits_for_its_rest(engine: str) -> None:
+    byte_tokens = Vocab([bytes([b]) for b in range(256)])
+    parser = StreamParser("hermes", engine=engine, vocab=byte_tokens)
+    shown = [
+        e.text
+        for b in "a☕b".encode()
+        for e in parser.feed_tokens(b)
+        if isinstance(e, ContentDelta)
+    ]
+    assert shown == ["a", "☕", "b"]
+
+
+@by_engine
+@pytest.mark.parametrize("dtype", ["uint32", "int32", "int64"])
+def test_numpy_arrays_of_ids_work(engine: str, dtype: str) -> None:
+    numpy = pytest.importorskip("numpy")
+    text = b'Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    parser = StreamParser("hermes", engine=engine, vocab=vocab())
+    events = parser.feed_tokens(numpy.array(ids_of(text), dtype=dtype)) + parser.finish()
+    (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert end.call.arguments == {"city": "Oslo"}
+
+
+# --- BatchParser ------------------------------------------------------------------------------
+
+
+def test_a_batch_gives_each_stream_what_it_would_get_alone() -> None:
+    fixtures = [f for f in FIXTURES if f.format == "hermes" and not f.options][:12]
+    texts = [f.raw.decode("utf-8", "replace").encode() for f in fixtures]
+    batch = BatchParser("hermes", vocab=vocab(), seed=5)
+    streams = {f"req-{k}": ids_of(t) for k, t in enumerate(texts)}
+    got: dict[str, list] = {r: [] for r in streams}
+    for r in streams:
+        batch.add(r)
+    rng = random.Random(1)
+    position = dict.fromkeys(streams, 0)
+    while any(position[r] < len(ids) for r, ids in streams.items()):
+        step = [r for r, ids in streams.items() if position[r] < len(ids) and rng.random() < 0.8]
+        tokens = [streams[r][position[r]] for r in step]
+        for r in step:
+            position[r] += 1
+        for request_id, events in batch.feed(step, tokens):
+            assert events  # only streams with events come back
+            got[request_id] += events
+    for k, r in enumerate(streams):
+        got[r] += batch.finish(r)
+        alone = StreamParser("hermes", seed=5)
+        want = alone.feed(texts[k]) + alone.finish()
+        assert merge_deltas(got[r]) == merge_deltas(want)
+        assert isinstance(got[r][-1], End)
+    assert len(batch) == 0
+
+
+def test_batch_slots_are_reused_and_checked() -> None:
+    batch = BatchParser("hermes", vocab=vocab())
+    a, b = batch.add("a"), batch.add("b")
+    assert (a, b) == (0, 1)
+    with pytest.raises(ValueError, match="already"):
+        batch.add("a")
+    with pytest.raises(ValueError, match="twice"):
+        batch.feed_slots([a, a], [1, 2])
+    with pytest.raises(KeyError):
+        batch.feed(["zzz"], [1])
+    assert batch.feed_slots(array.array("I", []), []) == []
+    batch.cancel("a")
+    assert "a" not in batch and batch.add("c") == a
+    with pytest.raises(ValueError, match="no stream in slot"):
+        batch.feed_slots([7], [1])
+
+
+def test_cancel_one_stream_leaves_the_others() -> None:
+    batch = BatchParser("hermes", vocab=vocab(), seed=2)
+    text = b'<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    ids = ids_of(text)
+    for r in ("x", "y"):
+        batch.add(r)
+    half = len(ids) // 2
+    for k in range(half):
+        batch.feed(["x", "y"], [ids[k], ids[k]])
+    cancelled = batch.cancel("x")
+    assert cancelled[-1].message.finish_reason == "cancelled"
+    assert cancelled[-1].message.tool_calls == []
+    for k in range(half, len(ids)):
+        batch.feed(["y"], [ids[k]])
+    (call,) = batch.finish("y")[-1].message.tool_calls
+    assert call.arguments == {"city": "Oslo"}
