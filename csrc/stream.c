@@ -127,10 +127,17 @@ const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint
 
 /* -- streams ------------------------------------------------------------------------------ */
 
+#define TRY_STREAM(expr)                   \
+    do {                                   \
+        tp_status st_ = (expr);            \
+        if (st_ != TP_OK) return st_;      \
+    } while (0)
+
 struct tp_stream {
     tp_emitter *emitter;
     tp_vm *vm;
     int finished;
+    int special; /* special-token markers are on */
     tp_buf tokens; /* the bytes of the token ids being fed */
 };
 
@@ -195,21 +202,32 @@ tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint3
     if (n == 1) { /* one decode step: no copy */
         bytes = tp_vocab_token(vocab, ids[0], &len);
         if (!bytes) goto bad;
+        if (s->special && tp_vocab_is_special(vocab, ids[0]))
+            TRY_STREAM(tp_vm_mark_special(s->vm, tp_vm_fed(s->vm)));
         return tp_vm_feed(s->vm, bytes, len);
+    }
+    for (k = 0; k < n; k++) { /* every id first: nothing is fed when one is bad */
+        if (!tp_vocab_token(vocab, ids[k], &len)) {
+            ids += k;
+            goto bad;
+        }
     }
     s->tokens.len = 0;
     for (k = 0; k < n; k++) {
         bytes = tp_vocab_token(vocab, ids[k], &len);
-        if (!bytes) {
-            ids += k;
-            goto bad;
-        }
+        if (s->special && tp_vocab_is_special(vocab, ids[k]))
+            TRY_STREAM(tp_vm_mark_special(s->vm, tp_vm_fed(s->vm) + s->tokens.len));
         if (tp_buf_append(&s->tokens, bytes, len) != TP_OK) return TP_ERR_NOMEM;
     }
     return tp_vm_feed(s->vm, s->tokens.data, s->tokens.len);
 bad:
     if (bad_id) *bad_id = ids[0];
     return TP_ERR_ARG;
+}
+
+tp_status tp_stream_set_special(tp_stream *s, const uint8_t *flags, uint32_t n_strings) {
+    s->special = flags != NULL;
+    return tp_vm_set_special(s->vm, flags, n_strings);
 }
 
 const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena) {

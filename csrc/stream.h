@@ -87,6 +87,12 @@ tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len);
  * TP_ERR_ARG before anything is fed (*bad_id, if not NULL, gets it). */
 tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
                                 size_t n, uint32_t *bad_id);
+
+/* Special-token markers for streams fed token ids: flags[i] != 0 says program string i is
+ * the text of a special token, which then matches only where the vocab's special token
+ * was fed; the same characters fed as ordinary tokens (or as text) stay text.  NULL
+ * turns it off (the default). */
+tp_status tp_stream_set_special(tp_stream *s, const uint8_t *flags, uint32_t n_strings);
 /* The end of the response; cut_short when it was cut off (finish reason "length"). */
 tp_status tp_stream_finish(tp_stream *s, int cut_short);
 const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena);

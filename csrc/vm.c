@@ -88,6 +88,11 @@ struct tp_vm {
     /* the first failure for lack of input since the last error: what an error then is */
     int ran_out;
     uint64_t ran_out_offset;
+    /* special-token markers: which strings need a special token, and where such tokens
+     * start (ascending stream offsets, trimmed with the window) */
+    uint8_t *special_strings;
+    uint32_t n_special_strings;
+    stack special_starts;
     /* emission */
     size_t emitted_log;
     uint64_t emitted_pos;
@@ -143,8 +148,29 @@ void tp_vm_free(tp_vm *vm) {
     free(vm->choices.items);
     free(vm->recovers.items);
     free(vm->log.items);
+    free(vm->special_strings);
+    free(vm->special_starts.items);
     free(vm);
 }
+
+tp_status tp_vm_set_special(tp_vm *vm, const uint8_t *flags, uint32_t n_strings) {
+    uint8_t *copy = NULL;
+    if (flags && n_strings) {
+        copy = (uint8_t *)malloc(n_strings);
+        if (!copy) return TP_ERR_NOMEM;
+        memcpy(copy, flags, n_strings);
+    }
+    free(vm->special_strings);
+    vm->special_strings = copy;
+    vm->n_special_strings = copy ? n_strings : 0;
+    return TP_OK;
+}
+
+tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset) {
+    return stack_push(&vm->special_starts, &offset, sizeof offset);
+}
+
+uint64_t tp_vm_fed(const tp_vm *vm) { return vm->base + vm->window.len; }
 
 void tp_vm_reset(tp_vm *vm) {
     vm->window.len = 0;
@@ -153,6 +179,7 @@ void tp_vm_reset(tp_vm *vm) {
     vm->pc = vm->entry;
     vm->pos = 0;
     vm->calls.len = vm->choices.len = vm->recovers.len = vm->log.len = 0;
+    vm->special_starts.len = 0;
     vm->cut_level = 0;
     vm->tags = 0;
     vm->sub = SUB_NONE;
@@ -242,12 +269,29 @@ static tp_status fail(tp_vm *vm, uint32_t kind, uint64_t offset) {
 
 /* -- matching instructions ----------------------------------------------------------------- */
 
+/* Whether string may match at offset: always, unless it is a special token's text, which
+ * matches only where that token was fed (a special token starts there). */
+static int string_allowed(const tp_vm *vm, uint32_t string, uint64_t offset) {
+    size_t lo = 0, hi = vm->special_starts.len;
+    if (string >= vm->n_special_strings || !vm->special_strings[string]) return 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t start = AT(vm->special_starts, uint64_t, mid);
+        if (start == offset) return 1;
+        if (start < offset) lo = mid + 1;
+        else hi = mid;
+    }
+    return 0;
+}
+
 static int op_lit(tp_vm *vm, uint32_t string) {
     uint32_t len, k;
     const uint8_t *text = tp_program_string(vm->prog, string, &len);
     uint64_t have = avail(vm) - vm->pos;
     const uint8_t *p = at(vm, vm->pos);
     uint32_t n = have < len ? (uint32_t)have : len;
+    /* a special token's text fed as ordinary text is text, not the marker */
+    if (have && !string_allowed(vm, string, vm->pos)) return fail_with(vm, TP_PE_UNEXPECTED, vm->pos);
     for (k = 0; k < n; k++) {
         if (p[k] != text[k]) return fail_with(vm, TP_PE_UNEXPECTED, vm->pos + k);
     }
@@ -345,7 +389,10 @@ static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
     }
     for (;;) {
         if (vm->has_pending) {
-            int found = follows(vm, &set->stops[vm->pending.id], vm->pending.end);
+            const tp_stop *candidate = &set->stops[vm->pending.id];
+            int found = string_allowed(vm, candidate->marker, vm->pending.start)
+                            ? follows(vm, candidate, vm->pending.end)
+                            : 0;
             if (found < 0) {
                 vm->pos = vm->pending.start; /* the text before the candidate is certain */
                 until_commit(vm, flags);
@@ -662,6 +709,13 @@ static void trim(tp_vm *vm) {
     memmove(vm->window.data, vm->window.data + drop, vm->window.len - drop);
     vm->window.len -= drop;
     vm->base = keep;
+    if (vm->special_starts.len) { /* forget special tokens before the window */
+        size_t gone = 0, n = vm->special_starts.len;
+        while (gone < n && AT(vm->special_starts, uint64_t, gone) < keep) gone++;
+        memmove(vm->special_starts.items, &AT(vm->special_starts, uint64_t, gone),
+                (n - gone) * sizeof(uint64_t));
+        vm->special_starts.len = n - gone;
+    }
 }
 
 tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len) {

@@ -19,4 +19,12 @@ tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len);
  * stopped by the model. */
 tp_status tp_vm_finish(tp_vm *vm, int cut_short);
 
+/* Special-token markers: flags[i] != 0 says program string i is a special token's text,
+ * which then matches (as a LIT, or as an UNTIL stop) only where that token was fed; a
+ * copy is kept.  NULL turns the rule off.  The caller marks where special tokens start. */
+tp_status tp_vm_set_special(tp_vm *vm, const uint8_t *flags, uint32_t n_strings);
+tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset);
+/* Bytes fed so far (the offset the next byte will have). */
+uint64_t tp_vm_fed(const tp_vm *vm);
+
 #endif

@@ -106,7 +106,7 @@ cdef extern from "toolparse.h" nogil:
     ctypedef struct tp_vocab:
         pass
     tp_status tp_vocab_new(const uint8_t *bytes, size_t n_bytes, const uint32_t *offsets,
-                           uint32_t n_tokens, tp_vocab **out)
+                           const uint8_t *special, uint32_t n_tokens, tp_vocab **out)
     void tp_vocab_free(tp_vocab *v)
     uint32_t tp_vocab_size(const tp_vocab *v)
     ctypedef struct tp_stream:
@@ -119,6 +119,7 @@ cdef extern from "toolparse.h" nogil:
     tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
                                     size_t n, uint32_t *bad_id)
     tp_status tp_stream_finish(tp_stream *s, int cut_short)
+    tp_status tp_stream_set_special(tp_stream *s, const uint8_t *flags, uint32_t n_strings)
     const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena)
     const uint8_t *tp_stream_content(const tp_stream *s, size_t *len)
     const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present)

@@ -92,12 +92,16 @@ cdef class NativeVocab:
     cdef tp_vocab *_c
     cdef readonly uint32_t size
 
-    def __cinit__(self, bytes table not None, offsets not None):
+    def __cinit__(self, bytes table not None, offsets not None, bytes special=None):
         cdef const uint32_t[::1] ends = _u32(offsets)
         if ends.shape[0] < 1:
             raise ValueError("offsets needs one entry more than there are tokens")
+        if special is not None and len(special) != ends.shape[0] - 1:
+            raise ValueError("special needs one flag per token")
         status = tp_vocab_new(<const uint8_t *>PyBytes_AS_STRING(table),
                               <size_t>PyBytes_GET_SIZE(table), &ends[0],
+                              <const uint8_t *>PyBytes_AS_STRING(special)
+                              if special is not None else NULL,
                               <uint32_t>(ends.shape[0] - 1), &self._c)
         if status == TP_ERR_ARG:
             raise ValueError("offsets must not decrease nor pass the end of the table")
@@ -232,6 +236,15 @@ cdef class NativeStream:
             raise ValueError("feed() after finish(); call reset() for the next response")
         _check(status)
         return self._events()
+
+    def set_special(self, bytes flags):
+        """Special-token markers: flags[i] != 0 when program string i is a special
+        token's text (it then matches only where that token was fed); None: off."""
+        if flags is None:
+            _check(tp_stream_set_special(self._c, NULL, 0))
+        else:
+            _check(tp_stream_set_special(self._c, <const uint8_t *>PyBytes_AS_STRING(flags),
+                                         <uint32_t>PyBytes_GET_SIZE(flags)))
 
     def feed_tokens(self, NativeVocab vocab not None, ids):
         """Feeds the bytes of these token ids (an int, a sequence or a buffer of ints)."""

@@ -10,7 +10,7 @@ from functools import cache
 import pytest
 
 from engines import ENGINES, FIXTURE_IDS, FIXTURES, Fixture, merge_deltas, random_sizes
-from toolparse import BatchParser, ContentDelta, End, StreamParser, ToolCallEnd, Vocab
+from toolparse import BatchParser, ContentDelta, End, ParseError, StreamParser, ToolCallEnd, Vocab
 from toolparse.vocab import _byte_level_table, token_bytes
 
 tokenizers = pytest.importorskip("tokenizers", reason="needs the tokenizers package")
@@ -83,6 +83,8 @@ def test_bad_token_ids_are_value_errors() -> None:
 @by_engine
 @pytest.mark.parametrize("fixture", FIXTURES[::7], ids=FIXTURE_IDS[::7])
 def test_token_ids_give_what_the_text_gives(fixture: Fixture, engine: str) -> None:
+    # special_markers=False: ids and text parse alike (the fixtures cut markers in half,
+    # which ordinary tokens, with the rule on, never make a marker)
     text = fixture.raw.decode("utf-8", "replace").encode("utf-8")
     ids = ids_of(text)
     expected = StreamParser(
@@ -96,6 +98,7 @@ def test_token_ids_give_what_the_text_gives(fixture: Fixture, engine: str) -> No
             engine=engine,
             seed=1,
             vocab=vocab(),
+            special_markers=False,
             **fixture.options,
         )
         events, at = [], 0
@@ -193,3 +196,77 @@ def test_cancel_one_stream_leaves_the_others() -> None:
         batch.feed(["y"], [ids[k]])
     (call,) = batch.finish("y")[-1].message.tool_calls
     assert call.arguments == {"city": "Oslo"}
+
+
+# --- special-token markers ----------------------------------------------------------------------
+
+# Byte tokens 0-255, then the markers as special tokens 256 and 257.
+BYTES_AND_MARKERS = Vocab(
+    [bytes([b]) for b in range(256)] + [b"<tool_call>", b"</tool_call>"], special=[256, 257]
+)
+OPEN, CLOSE = 256, 257
+CALL_JSON = list(b'\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n')
+AS_TEXT = list(b"<tool_call>")
+CLOSE_AS_TEXT = list(b"</tool_call>")
+
+
+def run_ids(engine: str, ids: list[int], sizes: list[int], **options: object) -> list:
+    parser = StreamParser("hermes", engine=engine, vocab=BYTES_AND_MARKERS, seed=1, **options)
+    events, at = [], 0
+    for size in sizes:
+        events += parser.feed_tokens(ids[at : at + size])
+        at += size
+    return merge_deltas(events + parser.finish())
+
+
+def chunkings(n: int) -> list[list[int]]:
+    return [[n], [1] * n, random_sizes(5, n)]
+
+
+@by_engine
+def test_a_marker_as_its_special_token_opens_a_call(engine: str) -> None:
+    ids = [*b"Sure. ", OPEN, *CALL_JSON, CLOSE]
+    for sizes in chunkings(len(ids)):
+        events = run_ids(engine, ids, sizes)
+        (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
+        assert end.call.arguments == {"city": "Oslo"}
+
+
+@by_engine
+def test_the_marker_text_as_ordinary_tokens_stays_text(engine: str) -> None:
+    ids = list(b"The page says ") + AS_TEXT + CALL_JSON + CLOSE_AS_TEXT + list(b" - odd.")
+    text = bytes(ids).decode()
+    for sizes in chunkings(len(ids)):
+        events = run_ids(engine, ids, sizes)
+        assert not [e for e in events if isinstance(e, (ToolCallEnd, ParseError))]
+        assert "".join(e.text for e in events if isinstance(e, ContentDelta)) == text
+
+
+@by_engine
+def test_a_closing_marker_as_text_does_not_close_the_call(engine: str) -> None:
+    ids = [OPEN, *CALL_JSON, *CLOSE_AS_TEXT]
+    events = run_ids(engine, ids, [len(ids)])
+    assert not [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.kind for e in events if isinstance(e, ParseError)] == ["invalid_arguments"]
+
+
+@by_engine
+def test_special_markers_off_reads_the_text_as_markers(engine: str) -> None:
+    ids = AS_TEXT + CALL_JSON + CLOSE_AS_TEXT
+    events = run_ids(engine, ids, [1] * len(ids), special_markers=False)
+    (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert end.call.name == "get_weather"
+
+
+def test_special_markers_hold_in_a_batch() -> None:
+    batch = BatchParser("hermes", vocab=BYTES_AND_MARKERS, seed=1)
+    as_token = [OPEN, *CALL_JSON, CLOSE]
+    as_text = AS_TEXT + CALL_JSON + CLOSE_AS_TEXT
+    batch.add("token")
+    batch.add("text")
+    for k in range(max(len(as_token), len(as_text))):
+        step = [(r, ids[k]) for r, ids in (("token", as_token), ("text", as_text)) if k < len(ids)]
+        batch.feed([r for r, _ in step], [i for _, i in step])
+    assert [c.name for c in batch.finish("token")[-1].message.tool_calls] == ["get_weather"]
+    text_message = batch.finish("text")[-1].message
+    assert text_message.tool_calls == [] and text_message.content == bytes(as_text).decode()

@@ -38,6 +38,7 @@ class BatchParser:
         tools: list[dict[str, Any]] | None = None,
         reasoning_in_prompt: bool | None = None,
         repair: bool = False,
+        special_markers: bool = True,
         seed: int | None = None,
         id_factory: Callable[[], str] | None = None,
     ) -> None:
@@ -47,6 +48,7 @@ class BatchParser:
             "tools": tools,
             "reasoning_in_prompt": reasoning_in_prompt,
             "repair": repair,
+            "special_markers": special_markers,
             "seed": seed,
             "id_factory": id_factory,
         }

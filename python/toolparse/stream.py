@@ -85,6 +85,10 @@ class StreamParser:
     engine: "native" (the C core) or "reference" (the pure-Python twin): same events.
     seed / id_factory: reproducible or custom tool call ids.
     vocab: a toolparse.Vocab, for feed_tokens(ids) (token ids instead of text).
+    special_markers: with a vocab, a format marker that is one special token of the vocab
+    (``<tool_call>`` in Qwen models) counts only when it arrives as that token: the same
+    characters as ordinary text (a model quoting a web page) stay text.  On by default
+    when a vocab is given; False turns it off (then text and token ids parse alike).
     repair: salvage broken calls (formats that support it, the raw-text fallbacks):
     lenient JSON arguments, and a call cut off at the end of the output is closed.  A
     salvaged call has repaired=True, so an application can hold it to read-only tools;
@@ -103,9 +107,11 @@ class StreamParser:
         id_factory: Callable[[], str] | None = None,
         repair: bool = False,
         vocab: Vocab | None = None,
+        special_markers: bool = True,
     ) -> None:
         self.format = get_format(format)
         self.vocab = vocab
+        self.special_markers = special_markers and vocab is not None
         if repair and self.format.repair_grammar is None:
             raise ValueError(f"format {self.format.name!r} has no repair mode")
         self.repair = repair
@@ -138,6 +144,10 @@ class StreamParser:
             self._stream = ReferenceStream(
                 reference or self.format.program, self._entry, self.tools, ids, self.repair
             )
+        if self.special_markers:
+            assert self.vocab is not None
+            compiled = (self.format.repair_program if self.repair else None) or self.format.program
+            self._stream.set_special(self.vocab.special_flags(compiled.strings))
         self._finish_reason: str | None = None
 
     def feed(self, text: str | bytes) -> list[Event]:
@@ -151,7 +161,7 @@ class StreamParser:
             raise ValueError("feed_tokens() needs StreamParser(..., vocab=toolparse.Vocab(...))")
         if isinstance(self._stream, NativeStream):
             return self._stream.feed_tokens(self.vocab.native, ids)
-        return self._stream.feed(self.vocab.decode(token_ids(ids)))
+        return self._stream.feed_tokens(self.vocab, token_ids(ids))
 
     def finish(self, reason: str = "stop") -> list[Event]:
         """Ends the response; the last event is End.  reason: "stop" (the model ended it),

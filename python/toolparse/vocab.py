@@ -73,9 +73,14 @@ class Vocab:
         for token in tokens:
             table += token or b""
             offsets.append(len(table))
-        self.native = NativeVocab(bytes(table), offsets)
         self._tokens = [bytes(t) if t is not None else b"" for t in tokens]
-        self.special = frozenset(special)
+        self.special = frozenset(i for i in special if 0 <= i < len(self._tokens))
+        flags = bytearray(len(self._tokens))
+        for i in self.special:
+            flags[i] = 1
+        self.native = NativeVocab(bytes(table), offsets, bytes(flags))
+        # the text of each special token (what a format's marker must equal to need it)
+        self.special_texts = frozenset(self._tokens[i] for i in self.special if self._tokens[i])
 
     def __len__(self) -> int:
         return len(self._tokens)
@@ -85,6 +90,19 @@ class Vocab:
 
     def token(self, token_id: int) -> bytes:
         return self._tokens[token_id]
+
+    def special_flags(self, strings: Sequence[bytes]) -> bytes:
+        """One flag per program string: whether it is a special token's text."""
+        return bytes(1 if s in self.special_texts else 0 for s in strings)
+
+    def special_starts(self, ids: Sequence[int]) -> list[int]:
+        """Where in the bytes of these ids the special tokens start."""
+        starts, at = [], 0
+        for i in ids:
+            if i in self.special:
+                starts.append(at)
+            at += len(self._tokens[i])
+        return starts
 
     def decode(self, ids: Iterable[int]) -> bytes:
         """The bytes of these token ids (what feed_tokens feeds)."""

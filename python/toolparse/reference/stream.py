@@ -4,12 +4,15 @@ Python event builder, with the same interface as the native stream (src/stream.p
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._common import as_bytes
 from ..grammar import Program
 from .emitter import Emitter
 from .vm import VM
+
+if TYPE_CHECKING:
+    from ..vocab import Vocab
 
 
 class ReferenceStream:
@@ -23,6 +26,7 @@ class ReferenceStream:
     ) -> None:
         self._program = program
         self._repair = repair
+        self._special: bytes | None = None
         self._entry = entry
         self._tools = tools
         self._id_factory = id_factory
@@ -30,6 +34,7 @@ class ReferenceStream:
 
     def reset(self) -> None:
         self._vm = VM(self._program, self._entry)
+        self._vm.set_special(self._special)
         self._emitter = Emitter(self._tools, self._id_factory, repair=self._repair)
         self._finished = False
 
@@ -39,6 +44,20 @@ class ReferenceStream:
         out: list[Any] = []
         self._emitter.apply(self._vm.feed(as_bytes(data)), out)
         return out
+
+    def set_special(self, flags: bytes | None) -> None:
+        """Special-token markers (see NativeStream.set_special)."""
+        self._special = flags
+        self._vm.set_special(flags)
+
+    def feed_tokens(self, vocab: Vocab, ids: list[int]) -> list[Any]:
+        """Feeds the bytes of these token ids, marking where special tokens start."""
+        data = vocab.decode(ids)
+        if self._special is not None:
+            fed = self._vm.fed
+            for start in vocab.special_starts(ids):
+                self._vm.mark_special(fed + start)
+        return self.feed(data)
 
     def finish(self, cut_short: bool = False) -> list[Any]:
         if self._finished:

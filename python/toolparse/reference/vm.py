@@ -14,6 +14,7 @@ alternative can undo it:
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +83,11 @@ class VM:
             raise ValueError(f"the program has no entry {entry!r}")
         self.code = program.code
         self.strings = program.strings
+        self.string_index = {text: k for k, text in enumerate(program.strings)}
+        # special-token markers: strings that match only where their special token was
+        # fed, and the stream offsets where special tokens start (ascending)
+        self.special_strings: frozenset[int] = frozenset()
+        self.special_starts: list[int] = []
         self.stopsets = program.stopsets
         self.tries = [MarkerTrie([s.marker for s in stops]) for stops in program.stopsets]
         self.max_window = max_window
@@ -151,7 +157,7 @@ class VM:
                 self._give_up()
                 break
             if op == g.OP_LIT:
-                result = self._lit(self.strings[code[pc + 1]])
+                result = self._lit(code[pc + 1])
             elif op == g.OP_UNTIL:
                 result = self._until(code[pc + 1], code[pc + 2])
             elif op == g.OP_JSON:
@@ -289,8 +295,11 @@ class VM:
 
     # -- matching instructions: True, NEED_MORE, or (kind, offset) for a failure --------
 
-    def _lit(self, text: bytes) -> object:
+    def _lit(self, string: int) -> object:
+        text = self.strings[string]
         have = self._slice(self.pos, min(self.avail, self.pos + len(text)))
+        if have and not self._allowed(string, self.pos):
+            return ("unexpected", self.pos)  # a special token's text fed as text is text
         if not text.startswith(have):
             for k, b in enumerate(have):
                 if b != text[k]:
@@ -326,6 +335,25 @@ class VM:
             return ("incomplete" if self.pos == self.avail else "unexpected", self.pos)
         return True
 
+    # -- special-token markers -----------------------------------------------------------
+
+    def set_special(self, flags: bytes | None) -> None:
+        """flags[i] != 0: string i is a special token's text; None turns the rule off."""
+        self.special_strings = frozenset(k for k, f in enumerate(flags or b"") if f)
+
+    def mark_special(self, offset: int) -> None:
+        self.special_starts.append(offset)
+
+    @property
+    def fed(self) -> int:
+        return self.base + len(self.window)
+
+    def _allowed(self, string: int, offset: int) -> bool:
+        if string not in self.special_strings:
+            return True
+        k = bisect.bisect_left(self.special_starts, offset)
+        return k < len(self.special_starts) and self.special_starts[k] == offset
+
     def _eof(self, flags: int) -> object:
         if self.pos < self.avail:
             return ("unexpected", self.pos)
@@ -345,7 +373,12 @@ class VM:
         while True:
             while state.pending:
                 marker_id, start, end = state.pending[0]
-                found = self._follows(stops[marker_id].follow, end)
+                stop = stops[marker_id]
+                found = (
+                    self._follows(stop.follow, end)
+                    if self._allowed(self.string_index[stop.marker], start)
+                    else False
+                )
                 if found is NEED_MORE:
                     self.pos = start  # the text before the candidate stop is certain
                     return self._until_wait(state, flags)
@@ -509,3 +542,5 @@ class VM:
         if drop > 0:
             del self.window[:drop]
             self.base = keep
+            if self.special_starts and self.special_starts[0] < keep:
+                del self.special_starts[: bisect.bisect_left(self.special_starts, keep)]
