@@ -1,0 +1,548 @@
+"""What the serving adapters share, with no serving framework imported.
+
+- ``ResponseTranslator``: one response's toolparse state (one StreamParser, fed only the
+  new text), its events turned into framework-neutral deltas (``Delta``, ``CallDelta``),
+  and the bookkeeping vLLM and SGLang read at the end of a stream.
+- ``ReasoningSplitter`` / ``split_reasoning``: the reasoning block at the start of an
+  output, and the raw text after it (what a reasoning parser hands to a tool parser).
+- ``reasoning_markers`` / ``ReasoningEndScanner``: where reasoning ends, read from token
+  ids alone (what a constrained-decoding gate asks on every step).
+- ``adapter_names``: the names the adapters register, ``toolparse_<format>``.
+
+Policies (the same for every framework):
+
+- A call's name goes out once its ``ToolCallStart`` arrives (with its id), then its
+  arguments as the model writes them; the fragments add up to ``call.arguments_json``.
+  With ``stream_arguments=False`` a call is held until its ``ToolCallEnd`` and goes out
+  whole (name first, then all its arguments), so a call that fails never reaches the
+  client.
+- Calls are numbered 0, 1, 2 ... in the order they go out, so a call toolparse dropped
+  (an unknown tool, a broken call that never started) leaves no gap.
+- A ``ParseError`` is kept in ``errors`` and returned in the delta for the adapter to
+  log.  A call it ends gets no further fragment: a fragment already sent cannot be taken
+  back, so the client holds what was sent (hold calls with ``stream_arguments=False`` to
+  avoid that).
+- A call salvaged by ``repair=True`` (an explicit opt-in) goes out like any other call;
+  its index is in ``Delta.repaired`` and ``ResponseTranslator.repaired`` for the adapter
+  to log.
+- ``finish(reason)`` ends the response once: "stop" when the model ended it, "length"
+  when a token limit cut it (a call still open is then an error, never a call).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+
+from ..events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ..formats import FORMATS, Format, get_format
+from ..grammar import Grammar, Lit, Node, Ref, Tag, Until, chars, cut, seq, tag
+from ..message import Message, ParseError
+from ..stream import StreamParser, parse
+
+__all__ = [
+    "PREFIX",
+    "CallDelta",
+    "CallRecord",
+    "Delta",
+    "ReasoningEndScanner",
+    "ReasoningMarkers",
+    "ReasoningSplitter",
+    "ResponseTranslator",
+    "adapter_names",
+    "reasoning_in_prompt_from",
+    "reasoning_markers",
+    "reasoning_prefix_format",
+    "split_reasoning",
+    "tools_as_dicts",
+]
+
+PREFIX = "toolparse_"
+Engine = Literal["native", "reference"]
+# chat_template_kwargs keys that turn thinking off (Qwen3, DeepSeek V3.1+ templates).
+THINKING_FLAGS = ("enable_thinking", "thinking")
+
+
+@dataclass
+class CallDelta:
+    """One tool call's piece of a delta: the first carries id and name, the next ones
+    argument text.  `index` numbers the calls of the response from 0."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass
+class Delta:
+    """What one feed (or the finish) adds to the response."""
+
+    reasoning: str = ""
+    content: str = ""
+    calls: list[CallDelta] = field(default_factory=list)
+    errors: list[ParseError] = field(default_factory=list)
+    repaired: list[int] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        """Whether there is anything to send (errors and repairs are for the log)."""
+        return bool(self.reasoning or self.content or self.calls)
+
+
+class CallRecord:
+    """A call that went out: what was sent of it so far."""
+
+    __slots__ = ("_parts", "ended", "failed", "id", "index", "name", "repaired")
+
+    def __init__(self, index: int, id: str, name: str) -> None:
+        self.index = index
+        self.id = id
+        self.name = name
+        self.ended = False
+        self.failed = False
+        self.repaired = False
+        self._parts: list[str] = []
+
+    def add(self, text: str) -> None:
+        self._parts.append(text)
+
+    @property
+    def arguments(self) -> str:
+        """The argument text sent so far (joined on read, so appending stays linear)."""
+        parts = self._parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    def __repr__(self) -> str:
+        return (
+            f"CallRecord(index={self.index}, id={self.id!r}, name={self.name!r}, "
+            f"arguments={self.arguments!r}, ended={self.ended}, failed={self.failed})"
+        )
+
+
+class ResponseTranslator:
+    """One response: a StreamParser fed only the new text, and what went out of it.
+
+    Create one per response (per choice); it is not reused.  ``feed`` and ``finish``
+    return a ``Delta``; ``calls`` and ``errors`` tell what happened so far, and
+    ``prev_tool_call_arr`` / ``streamed_args_for_tool`` / ``current_tool_id`` /
+    ``current_tool_name_sent`` give the same in the shape vLLM's and SGLang's serving
+    layers read (their "unstreamed arguments" check then finds nothing missing).
+    """
+
+    def __init__(
+        self,
+        format: str | Format,
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        reasoning_in_prompt: bool | None = None,
+        stream_arguments: bool = True,
+        repair: bool = False,
+        id_factory: Callable[[], str] | None = None,
+        engine: Engine = "native",
+    ) -> None:
+        self.parser = StreamParser(
+            format,
+            tools=tools,
+            reasoning_in_prompt=reasoning_in_prompt,
+            engine=engine,
+            id_factory=id_factory,
+            repair=repair,
+        )
+        self.stream_arguments = stream_arguments
+        self.calls: list[CallRecord] = []
+        self.errors: list[ParseError] = []
+        self.repaired: list[int] = []
+        self.finished = False
+        self._out: dict[int, CallRecord] = {}  # toolparse call index -> record sent
+        self._held: dict[int, ToolCallStart] = {}  # calls held until they end
+
+    @property
+    def format(self) -> Format:
+        return self.parser.format
+
+    @property
+    def message(self) -> Message:
+        return self.parser.message
+
+    def feed(self, text: str | bytes) -> Delta:
+        """The next piece of output (only the new text, never the text so far)."""
+        if self.finished:
+            raise RuntimeError("the response has finished")
+        if not text:
+            return Delta()
+        return self._translate(self.parser.feed(text))
+
+    def finish(self, reason: str = "stop") -> Delta:
+        """Ends the response ("stop", or "length" when a token limit cut it); a second
+        call returns an empty delta."""
+        if self.finished:
+            return Delta()
+        self.finished = True
+        return self._translate(self.parser.finish(reason))
+
+    # -- bookkeeping in the frameworks' shapes ----------------------------------------
+
+    @property
+    def prev_tool_call_arr(self) -> list[dict[str, Any]]:
+        return [{"name": c.name, "arguments": c.arguments} for c in self.calls]
+
+    @property
+    def streamed_args_for_tool(self) -> list[str]:
+        return [c.arguments for c in self.calls]
+
+    @property
+    def current_tool_id(self) -> int:
+        return len(self.calls) - 1
+
+    @property
+    def current_tool_name_sent(self) -> bool:
+        return bool(self.calls)
+
+    # -- events -> delta --------------------------------------------------------------
+
+    def _translate(self, events: Iterable[Event]) -> Delta:
+        delta = Delta()
+        reasoning: list[str] = []
+        content: list[str] = []
+        for event in events:
+            if isinstance(event, ContentDelta):
+                content.append(event.text)
+            elif isinstance(event, ToolCallArgsDelta):
+                self._arguments(delta, event.index, event.text)
+            elif isinstance(event, ReasoningDelta):
+                reasoning.append(event.text)
+            elif isinstance(event, ToolCallStart):
+                self._start(delta, event)
+            elif isinstance(event, ToolCallEnd):
+                self._end(delta, event)
+            elif isinstance(event, ParseError):
+                self._error(delta, event)
+        delta.reasoning = "".join(reasoning)
+        delta.content = "".join(content)
+        return delta
+
+    def _send(self, delta: Delta, event: ToolCallStart) -> CallRecord:
+        record = CallRecord(len(self.calls), event.id, event.name)
+        self.calls.append(record)
+        self._out[event.index] = record
+        delta.calls.append(CallDelta(record.index, id=event.id, name=event.name))
+        return record
+
+    def _start(self, delta: Delta, event: ToolCallStart) -> None:
+        if self.stream_arguments:
+            self._send(delta, event)
+        else:
+            self._held[event.index] = event
+
+    def _arguments(self, delta: Delta, index: int, text: str) -> None:
+        record = self._out.get(index)
+        if record is None or record.failed or not text:
+            return  # a held call (its arguments go out whole at its end)
+        record.add(text)
+        last = delta.calls[-1] if delta.calls else None
+        if last is not None and last.index == record.index and last.name is None:
+            last.arguments += text  # one fragment per call per delta
+        else:
+            delta.calls.append(CallDelta(record.index, arguments=text))
+
+    def _end(self, delta: Delta, event: ToolCallEnd) -> None:
+        call = event.call
+        record = self._out.get(event.index)
+        if record is None:  # held, or (defensively) never started
+            start = self._held.pop(event.index, None) or ToolCallStart(
+                event.index, call.id, call.name
+            )
+            record = self._send(delta, start)
+        sent = record.arguments
+        if call.arguments_json != sent and call.arguments_json.startswith(sent):
+            self._arguments(delta, event.index, call.arguments_json[len(sent) :])
+        record.ended = True
+        if call.repaired:
+            record.repaired = True
+            self.repaired.append(record.index)
+            delta.repaired.append(record.index)
+
+    def _error(self, delta: Delta, error: ParseError) -> None:
+        self.errors.append(error)
+        delta.errors.append(error)
+        if error.index is not None:
+            self._held.pop(error.index, None)
+            record = self._out.get(error.index)
+            if record is not None and not record.ended:
+                record.failed = True
+
+
+# -- the reasoning block at the start of an output -------------------------------------
+
+
+def reasoning_prefix_format(format: str | Format) -> Format:
+    """The format with everything after its opening reasoning block read as raw content.
+
+    The format's own rules decide where the reasoning ends (its closing marker, or a
+    call marker that ends unfinished reasoning); the text after it comes out verbatim,
+    markers and all, for a tool parser to read.  A format without a reasoning block (or
+    whose reasoning is not a prefix, such as gpt-oss channels) gives its whole output as
+    content."""
+    fmt = get_format(format)
+    if FORMATS.get(fmt.name) is fmt:
+        return _prefix_format(fmt.name)  # built (and compiled) once per format
+    return _build_prefix_format(fmt)
+
+
+@cache
+def _prefix_format(name: str) -> Format:
+    return _build_prefix_format(FORMATS[name])
+
+
+def _build_prefix_format(fmt: Format) -> Format:
+    rules = dict(fmt.grammar.rules)
+    rest = seq(cut(), tag("content", chars("\x00-\xff")))
+    if fmt.reasoning == "none" or "body" not in rules:
+        rules = {"start": rest}
+        entries = {"start": "start"}
+    else:
+        rules["body"] = rest
+        entries = dict(fmt.grammar.entries)
+    return dataclasses.replace(
+        fmt,
+        name=f"{fmt.name}.reasoning",
+        aliases=(),
+        grammar=Grammar(rules, entries),
+        repair_grammar=None,
+    )
+
+
+def _entry_option(fmt: Format, reasoning_in_prompt: bool | None) -> bool | None:
+    """reasoning_in_prompt as the format can take it (a format without a block that the
+    template opens cannot start in one)."""
+    if reasoning_in_prompt and "start_in_reasoning" not in fmt.grammar.entries:
+        return None
+    return reasoning_in_prompt
+
+
+class ReasoningSplitter:
+    """The reasoning at the start of one response, streamed; then the raw rest.
+
+    ``feed`` returns a Delta with reasoning and content only.  ``ended`` turns true with
+    the first content, that is once the reasoning is certainly over; the content is the
+    output after the reasoning, verbatim (tool-call markers included)."""
+
+    def __init__(
+        self,
+        format: str | Format,
+        *,
+        reasoning_in_prompt: bool | None = None,
+        engine: Engine = "native",
+    ) -> None:
+        fmt = reasoning_prefix_format(get_format(format))
+        self.parser = StreamParser(
+            fmt, reasoning_in_prompt=_entry_option(fmt, reasoning_in_prompt), engine=engine
+        )
+        self.ended = False
+        self.finished = False
+
+    def feed(self, text: str | bytes) -> Delta:
+        if self.finished or not text:
+            return Delta()
+        return self._split(self.parser.feed(text))
+
+    def finish(self, reason: str = "stop") -> Delta:
+        if self.finished:
+            return Delta()
+        self.finished = True
+        return self._split(self.parser.finish(reason))
+
+    def _split(self, events: Iterable[Event]) -> Delta:
+        reasoning: list[str] = []
+        content: list[str] = []
+        for event in events:
+            if isinstance(event, ReasoningDelta):
+                reasoning.append(event.text)
+            elif isinstance(event, ContentDelta):
+                content.append(event.text)
+        if content:
+            self.ended = True
+        return Delta(reasoning="".join(reasoning), content="".join(content))
+
+
+def split_reasoning(
+    text: str | bytes,
+    format: str | Format,
+    *,
+    reasoning_in_prompt: bool | None = None,
+    all_reasoning: bool = False,
+    engine: Engine = "native",
+) -> tuple[str | None, str | None]:
+    """(the reasoning, the raw output after the opening reasoning block) of a whole
+    output; None for an empty part.  With all_reasoning, the reasoning is the whole
+    message's (with blocks after the opening one, such as gpt-oss analysis channels
+    between calls): what a non-streamed response reports, where the tool parser that
+    reads the rest has no place for reasoning."""
+    splitter = ReasoningSplitter(format, reasoning_in_prompt=reasoning_in_prompt, engine=engine)
+    first = splitter.feed(text)
+    last = splitter.finish()
+    reasoning: str | None = first.reasoning + last.reasoning
+    content = first.content + last.content
+    if all_reasoning:
+        fmt = get_format(format)
+        reasoning = parse(
+            text, fmt, reasoning_in_prompt=_entry_option(fmt, reasoning_in_prompt), engine=engine
+        ).reasoning_content
+    return reasoning or None, content or None
+
+
+def reasoning_in_prompt_from(template_kwargs: Mapping[str, Any] | None) -> bool | None:
+    """False when the chat template was told not to think (``enable_thinking=False`` or
+    ``thinking=False``): no reasoning block then; else None, the format's default."""
+    for key in THINKING_FLAGS:
+        if template_kwargs and template_kwargs.get(key) is False:
+            return False
+    return None
+
+
+# -- where reasoning ends, by token id -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReasoningMarkers:
+    """A format's reasoning markers: what opens the block, what closes it, and the call
+    markers that end unfinished reasoning implicitly (formats where a call ends it)."""
+
+    opening: tuple[str, ...] = ()
+    closing: tuple[str, ...] = ()
+    implicit: tuple[str, ...] = ()
+
+
+def _walk(node: Node, rules: Mapping[str, Node], seen: set[str]) -> Iterable[Node]:
+    """Every node reachable from node, following references once."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, Ref):
+            if current.name not in seen:
+                seen.add(current.name)
+                stack.append(rules[current.name])
+            continue
+        yield current
+        for name in ("items", "alts"):
+            stack.extend(reversed(getattr(current, name, ())))
+        for name in ("item", "handler"):
+            child = getattr(current, name, None)
+            if isinstance(child, Node):
+                stack.append(child)
+
+
+def reasoning_markers(format: str | Format) -> ReasoningMarkers:
+    """The markers of a format's opening reasoning block, read from its grammar (the
+    "think" rule and the stops of its reasoning text).  Empty for a format without such
+    a block (its reasoning, if any, is not delimited by markers of its own)."""
+    fmt = get_format(format)
+    if FORMATS.get(fmt.name) is fmt:
+        return _markers(fmt.name)
+    return _build_markers(fmt)
+
+
+@cache
+def _markers(name: str) -> ReasoningMarkers:
+    return _build_markers(FORMATS[name])
+
+
+def _build_markers(fmt: Format) -> ReasoningMarkers:
+    rules = fmt.grammar.rules
+    if fmt.reasoning == "none" or "think" not in rules:
+        return ReasoningMarkers()
+    stops: list[str] = []
+    for node in _walk(rules[fmt.grammar.entries["start"]], rules, set()):
+        if isinstance(node, Tag) and node.role == "reasoning":
+            for inner in _walk(node.item, rules, set()):
+                if isinstance(inner, Until):
+                    stops += [s.marker.decode() for s in inner.stops]
+    stops = list(dict.fromkeys(stops))
+    literals = [n.text.decode() for n in _walk(rules["think"], rules, set()) if isinstance(n, Lit)]
+    opening = tuple(dict.fromkeys(t for t in literals if t not in stops))
+    closing = tuple(dict.fromkeys(t for t in literals if t in stops))
+    implicit = tuple(dict.fromkeys(s for s in stops if s not in closing))
+    return ReasoningMarkers(opening, closing, implicit)
+
+
+class ReasoningEndScanner:
+    """Whether reasoning has ended, from token ids alone, for the markers that are single
+    tokens of the vocabulary (the usual case for ``<think>`` / ``</think>``).
+
+    A pure function of the ids it is given, as a constrained-decoding gate needs (it
+    asks again with fewer ids when it rolls back speculative tokens)."""
+
+    def __init__(self, markers: ReasoningMarkers, vocab: Mapping[str, int]) -> None:
+        def ids(texts: Sequence[str]) -> frozenset[int]:
+            return frozenset(vocab[t] for t in texts if t in vocab)
+
+        self.opening = ids(markers.opening)
+        self.closing = ids(markers.closing)
+        self.ending = self.closing | ids(markers.implicit)
+
+    @property
+    def usable(self) -> bool:
+        """Whether the closing marker is a single token here."""
+        return bool(self.closing)
+
+    def is_reasoning_end(self, ids: Sequence[int]) -> bool:
+        """Whether the last reasoning marker in ids closes a block."""
+        for token in reversed(ids):
+            if token in self.closing:
+                return True
+            if token in self.opening:
+                return False
+        return False
+
+    def ends_in(self, delta_ids: Iterable[int]) -> bool:
+        """Whether these new ids end the reasoning (a closing or implicit-end marker)."""
+        return any(token in self.ending for token in delta_ids)
+
+    def content_ids(self, ids: Sequence[int]) -> list[int]:
+        """The ids after the last closing or implicit-end marker (all ids if none); an
+        implicit end is a call marker, so it is kept with the content."""
+        for k in range(len(ids) - 1, -1, -1):
+            if ids[k] in self.closing:
+                return list(ids[k + 1 :])
+            if ids[k] in self.ending:
+                return list(ids[k:])
+        return list(ids)
+
+
+# -- names and tools ----------------------------------------------------------------------
+
+
+def adapter_names() -> dict[str, str]:
+    """``toolparse_<name>`` -> format name, for every format and alias."""
+    names: dict[str, str] = {}
+    for fmt in FORMATS.values():
+        for name in (fmt.name, *fmt.aliases):
+            names[PREFIX + name] = fmt.name
+    return names
+
+
+def tools_as_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
+    """A framework's tool objects (pydantic models or dicts, Chat Completions or
+    Responses shape) as OpenAI tool dicts; None when there are none."""
+    out: list[dict[str, Any]] = []
+    for tool in tools or ():
+        if isinstance(tool, Mapping):
+            out.append(dict(tool))
+            continue
+        dump = getattr(tool, "model_dump", None)
+        if dump is None:
+            raise TypeError(f"cannot read the tool {tool!r}")
+        out.append(dump(exclude_none=True))
+    return out or None

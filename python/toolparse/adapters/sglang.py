@@ -1,0 +1,341 @@
+"""toolparse as SGLang function-call and reasoning detectors (docs/adapters.md).
+
+Importing this module (or calling ``register``, the ``sglang.srt.plugins`` entry point)
+adds, for every toolparse format and alias, a function-call detector to
+``FunctionCallParser.ToolCallParserEnum`` and a reasoning detector to
+``ReasoningParser.DetectorMap``, both named ``toolparse_<format>``::
+
+    python -m sglang.launch_server --model-path Qwen/Qwen3-8B \\
+        --tool-call-parser toolparse_qwen3 --reasoning-parser toolparse_qwen3
+
+Lifetime.  SGLang builds a ``FunctionCallParser`` (and so a detector) and a
+``ReasoningParser`` per choice of each streamed request, and a fresh one for each
+non-streamed output: a detector sees one response.  Its toolparse state (one
+``StreamParser``) begins with the first increment, which brings the request's tools, and
+ends with ``finish``.
+
+Streaming.  ``parse_streaming_increment`` is fed only the new text; each call's first
+``ToolCallItem`` has the call's index and name with empty parameters, the next ones
+argument fragments that add up to the arguments toolparse delivers.  ``tool_index`` is
+the call's position in the response (SGLang sends it as the OpenAI ``index``).  SGLang
+makes the call ids.
+
+Split.  The reasoning detector streams the reasoning block at the start of the output
+and passes the raw text after it on, which SGLang feeds to the function-call detector.
+SGLang's function-call results have no reasoning field: reasoning the function-call
+detector itself finds (formats whose reasoning is not a block at the start, such as
+gpt-oss channels) is not returned.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from ..formats import get_format
+from ..stream import parse
+from ._translate import (
+    Delta,
+    ReasoningSplitter,
+    ResponseTranslator,
+    adapter_names,
+    reasoning_markers,
+    split_reasoning,
+    tools_as_dicts,
+)
+
+__all__ = [
+    "ToolparseDetector",
+    "ToolparseReasoningDetector",
+    "detector_class",
+    "reasoning_detector_class",
+    "register",
+]
+
+logger = logging.getLogger(__name__)
+
+_base = importlib.import_module("sglang.srt.function_call.base_format_detector")
+_core = importlib.import_module("sglang.srt.function_call.core_types")
+_reasoning = importlib.import_module("sglang.srt.parser.reasoning_parser")
+
+BaseFormatDetector: Any = _base.BaseFormatDetector
+StreamingParseResult: Any = _core.StreamingParseResult
+ToolCallItem: Any = _core.ToolCallItem
+BaseReasoningFormatDetector: Any = _reasoning.BaseReasoningFormatDetector
+ReasoningResult: Any = _reasoning.StreamingParseResult
+
+
+def _log(delta: Delta) -> None:
+    for error in delta.errors:
+        logger.warning("toolparse: %s (call %s): %s", error.kind, error.index, error.message)
+    for index in delta.repaired:
+        logger.warning("toolparse: tool call %d was repaired (repair=True)", index)
+    if delta.reasoning:
+        logger.debug("toolparse: reasoning outside the reasoning block not returned")
+
+
+def to_parse_result(delta: Delta) -> Any:
+    """A toolparse Delta as SGLang's function-call StreamingParseResult."""
+    _log(delta)
+    calls = [
+        ToolCallItem(tool_index=call.index, name=call.name, parameters=call.arguments)
+        for call in delta.calls
+    ]
+    return StreamingParseResult(normal_text=delta.content, calls=calls)
+
+
+class _DetectorMixin:
+    """The BaseFormatDetector methods; subclasses name the format in toolparse_format."""
+
+    toolparse_format: str = ""
+    # Send arguments as they are generated (False: each call whole once it ended).
+    stream_arguments: bool = True
+    # Salvage broken calls (the raw-text fallback formats); such calls are logged.
+    repair: bool = False
+
+    _toolparse_state: ResponseTranslator | None = None
+
+    # SGLang's serving layer reads these four at the end of a stream; they follow what
+    # was sent (the base class assigns them in __init__, hence the setters).
+    def _get(self, name: str) -> Any:
+        state = self._toolparse_state
+        if state is not None:
+            return getattr(state, name)
+        return self.__dict__.get("_toolparse_shadow", {}).get(name)
+
+    def _set(self, name: str, value: Any) -> None:
+        self.__dict__.setdefault("_toolparse_shadow", {})[name] = value
+
+    @property
+    def prev_tool_call_arr(self) -> list[dict[str, Any]]:
+        value: list[dict[str, Any]] = self._get("prev_tool_call_arr") or []
+        return value
+
+    @prev_tool_call_arr.setter
+    def prev_tool_call_arr(self, value: list[dict[str, Any]]) -> None:
+        self._set("prev_tool_call_arr", value)
+
+    @property
+    def streamed_args_for_tool(self) -> list[str]:
+        value: list[str] = self._get("streamed_args_for_tool") or []
+        return value
+
+    @streamed_args_for_tool.setter
+    def streamed_args_for_tool(self, value: list[str]) -> None:
+        self._set("streamed_args_for_tool", value)
+
+    @property
+    def current_tool_id(self) -> int:
+        value = self._get("current_tool_id")
+        return -1 if value is None else int(value)
+
+    @current_tool_id.setter
+    def current_tool_id(self, value: int) -> None:
+        self._set("current_tool_id", value)
+
+    @property
+    def current_tool_name_sent(self) -> bool:
+        return bool(self._get("current_tool_name_sent"))
+
+    @current_tool_name_sent.setter
+    def current_tool_name_sent(self, value: bool) -> None:
+        self._set("current_tool_name_sent", value)
+
+    def _toolparse_state_for(self, tools: Any) -> ResponseTranslator:
+        state = self._toolparse_state
+        if state is None or state.finished:
+            state = ResponseTranslator(
+                self.toolparse_format,
+                tools=tools_as_dicts(tools),
+                # After a reasoning detector, the text begins after the reasoning; on
+                # its own, the format's "start" rule still reads a leading block.
+                reasoning_in_prompt=False,
+                stream_arguments=self.stream_arguments,
+                repair=self.repair,
+            )
+            self._toolparse_state = state
+        return state
+
+    def has_tool_call(self, text: str) -> bool:
+        """Whether the text holds a call, a complete one or a broken one (the request's
+        tools are not known here, so any name counts)."""
+        message = parse(text, self.toolparse_format, reasoning_in_prompt=False, repair=self.repair)
+        return bool(message.tool_calls or message.errors)
+
+    def detect_and_parse(self, text: str, tools: Any) -> Any:
+        message = parse(
+            text,
+            self.toolparse_format,
+            tools=tools_as_dicts(tools),
+            reasoning_in_prompt=False,
+            repair=self.repair,
+        )
+        _log(Delta(errors=list(message.errors)))
+        calls = [
+            ToolCallItem(tool_index=k, name=call.name, parameters=call.arguments_json)
+            for k, call in enumerate(message.tool_calls)
+        ]
+        return StreamingParseResult(normal_text=message.content or "", calls=calls)
+
+    def parse_streaming_increment(self, new_text: str, tools: Any) -> Any:
+        return to_parse_result(self._toolparse_state_for(tools).feed(new_text))
+
+    def finish(self, tools: Any) -> Any:
+        state = self._toolparse_state
+        if state is None or state.finished:
+            return StreamingParseResult()
+        # SGLang does not tell its detectors why the stream ended: read as "stop".
+        return to_parse_result(state.finish("stop"))
+
+    def supports_structural_tag(self) -> bool:
+        # No begin/schema/end triple is derived from toolparse grammars: SGLang then
+        # constrains required and named tool choice with its JSON-array schema.
+        return False
+
+    def structure_info(self) -> Callable[[str], Any]:
+        def info(name: str) -> Any:
+            raise NotImplementedError(f"{type(self).__name__} has no structural tag for {name!r}")
+
+        return info
+
+
+class _ReasoningDetectorMixin:
+    """The BaseReasoningFormatDetector methods; subclasses name the format."""
+
+    toolparse_format: str = ""
+    # Whether the template opened the reasoning block: None reads SGLang's
+    # force_reasoning (False: no block opened; else the format's default).
+    toolparse_reasoning_in_prompt: bool | None = None
+
+    def __init__(
+        self,
+        stream_reasoning: bool = True,
+        force_reasoning: bool | None = None,
+        continue_final_message: bool = False,
+        previous_content: str = "",
+        **options: Any,
+    ) -> None:
+        markers = reasoning_markers(self.toolparse_format)
+        opening = markers.opening[0] if markers.opening else ""
+        closing = markers.closing[0] if markers.closing else ""
+        super().__init__(  # type: ignore[call-arg]
+            opening,
+            closing,
+            force_reasoning=bool(force_reasoning),
+            stream_reasoning=stream_reasoning,
+            tool_start_token=markers.implicit[0] if markers.implicit else None,
+        )
+        # force_reasoning False: the template opened no block (thinking off); True or
+        # None: the format knows whether its template opens the block or the model does.
+        in_prompt: bool | None = False if force_reasoning is False else None
+        if self.toolparse_reasoning_in_prompt is not None:
+            in_prompt = self.toolparse_reasoning_in_prompt
+        if continue_final_message and previous_content and opening:
+            # Continuing an assistant message that left a block open.
+            in_prompt = previous_content.rfind(opening) > previous_content.rfind(closing or opening)
+        self._toolparse_in_prompt = in_prompt
+        self._toolparse_stream = stream_reasoning
+        self._toolparse_splitter: ReasoningSplitter | None = None
+        self._toolparse_held: list[str] = []
+
+    def _splitter(self) -> ReasoningSplitter:
+        splitter = self._toolparse_splitter
+        if splitter is None or splitter.finished:
+            splitter = ReasoningSplitter(
+                self.toolparse_format, reasoning_in_prompt=self._toolparse_in_prompt
+            )
+            self._toolparse_splitter = splitter
+            self._toolparse_held = []
+        return splitter
+
+    def _result(self, delta: Delta, ended: bool) -> Any:
+        reasoning = delta.reasoning
+        if not self._toolparse_stream:  # reasoning held until the block is over
+            self._toolparse_held.append(reasoning)
+            reasoning = "".join(self._toolparse_held) if ended else ""
+            if ended:
+                self._toolparse_held = []
+        return ReasoningResult(normal_text=delta.content, reasoning_text=reasoning)
+
+    def detect_and_parse(self, text: str) -> Any:
+        reasoning, content = split_reasoning(
+            text,
+            self.toolparse_format,
+            reasoning_in_prompt=self._toolparse_in_prompt,
+            all_reasoning=True,
+        )
+        return ReasoningResult(normal_text=content or "", reasoning_text=reasoning or "")
+
+    def parse_streaming_increment(self, new_text: str) -> Any:
+        splitter = self._splitter()
+        delta = splitter.feed(new_text)
+        return self._result(delta, splitter.ended)
+
+    def finish(self) -> Any:
+        splitter = self._toolparse_splitter
+        if splitter is None or splitter.finished:
+            return ReasoningResult()
+        return self._result(splitter.finish(), True)
+
+
+ToolparseDetector: Any = type(
+    "ToolparseDetector", (_DetectorMixin, BaseFormatDetector), {"__module__": __name__}
+)
+ToolparseReasoningDetector: Any = type(
+    "ToolparseReasoningDetector",
+    (_ReasoningDetectorMixin, BaseReasoningFormatDetector),
+    {"__module__": __name__},
+)
+
+
+def _class_name(format_name: str) -> str:
+    return "".join(part.capitalize() for part in format_name.split("_"))
+
+
+@cache
+def detector_class(format: str) -> Any:
+    """The function-call detector class for a format (or alias)."""
+    name = get_format(format).name
+    if name != format:
+        return detector_class(name)
+    return type(
+        f"Toolparse{_class_name(name)}Detector",
+        (ToolparseDetector,),
+        {"__module__": __name__, "toolparse_format": name},
+    )
+
+
+@cache
+def reasoning_detector_class(format: str) -> Any:
+    """The reasoning detector class for a format (or alias)."""
+    fmt = get_format(format)
+    if fmt.name != format:
+        return reasoning_detector_class(fmt.name)
+    return type(
+        f"Toolparse{_class_name(fmt.name)}ReasoningDetector",
+        (ToolparseReasoningDetector,),
+        {
+            "__module__": __name__,
+            "toolparse_format": fmt.name,
+            # What SGLang assumes when it cannot read the chat template's thinking
+            # switch: a block the template opens is always there.
+            "reasoning_default": "always" if fmt.reasoning_in_prompt else None,
+        },
+    )
+
+
+def register() -> None:
+    """Adds ``toolparse_<format>`` for every format and alias to SGLang's detector
+    tables (idempotent; also the ``sglang.srt.plugins`` entry point)."""
+    function_call = importlib.import_module("sglang.srt.function_call.function_call_parser")
+    tools = function_call.FunctionCallParser.ToolCallParserEnum
+    reasoning = _reasoning.ReasoningParser.DetectorMap
+    for registered, format_name in adapter_names().items():
+        tools[registered] = detector_class(format_name)
+        reasoning[registered] = reasoning_detector_class(format_name)
+
+
+register()

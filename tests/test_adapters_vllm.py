@@ -1,0 +1,239 @@
+"""toolparse.adapters.vllm with vLLM's own classes: its parser managers, the Parser it
+composes per request, and the per-chunk serving path (ChatStreamProcessor), over every
+format's fixtures.  Skipped where vLLM is not installed (docs/adapters.md says how to
+install its parsers on a CPU machine)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import toolparse
+from engines import FIXTURE_IDS, FIXTURES, Fixture
+
+try:
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+    from vllm.parser import DelegatingParser, ParserManager
+    from vllm.reasoning import ReasoningParserManager
+    from vllm.tool_parsers import ToolParserManager
+
+    from toolparse.adapters import vllm as adapter
+except Exception as error:  # not installed, or a vLLM this adapter does not know
+    pytest.skip(
+        f"vLLM is not importable here ({type(error).__name__}: {error}); "
+        "see docs/adapters.md to run this group",
+        allow_module_level=True,
+    )
+
+
+TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+MESSAGES = [{"role": "user", "content": "a"}]
+
+
+class Tokenizer:
+    """What the parsers ask of a tokenizer: a vocabulary and the special tokens."""
+
+    all_special_tokens = ("<|im_end|>", "<|python_tag|>")
+
+    def get_vocab(self) -> dict[str, int]:
+        return {"<think>": 1, "</think>": 2, "<tool_call>": 3, "a": 4}
+
+
+def pieces(text: str, mode: str | int) -> Iterator[str]:
+    if mode == "chars":
+        yield from text
+    else:
+        rng = random.Random(mode)
+        k = 0
+        while k < len(text):
+            size = rng.randint(1, 12)
+            yield text[k : k + size]
+            k += size
+
+
+def request_for(fixture: Fixture) -> Any:
+    return ChatCompletionRequest(
+        model="m",
+        messages=[{"role": "user", "content": "hi"}],
+        tools=fixture.tools or None,
+        tool_choice="auto",
+    )
+
+
+def parser_class(fixture: Fixture, with_reasoning: bool) -> Any:
+    """The Parser vLLM composes for --tool-call-parser / --reasoning-parser
+    toolparse_<format>, with the fixture's options set on subclasses."""
+    name = "toolparse_" + fixture.format
+    options = fixture.options
+    if not options:
+        return ParserManager.get_parser(
+            tool_parser_name=name,
+            reasoning_parser_name=name if with_reasoning else None,
+            enable_auto_tools=True,
+        )
+    in_prompt = options.get("reasoning_in_prompt")
+    tool_cls = type(
+        "Tool",
+        (ToolParserManager.get_tool_parser(name),),
+        {"repair": bool(options.get("repair")), "toolparse_reasoning_in_prompt": in_prompt},
+    )
+    attributes: dict[str, Any] = {"tool_parser_cls": tool_cls, "reasoning_parser_cls": None}
+    if with_reasoning:
+        attributes["reasoning_parser_cls"] = type(
+            "Reasoning",
+            (ReasoningParserManager.get_reasoning_parser(name),),
+            {"toolparse_reasoning_in_prompt": in_prompt},
+        )
+    return type("Parser", (DelegatingParser,), attributes)
+
+
+def expected(fixture: Fixture) -> toolparse.Message:
+    # vLLM does not tell its parsers why a stream ended: they finish with "stop".
+    return toolparse.parse(
+        fixture.raw, fixture.format, tools=fixture.tools, finish_reason="stop", **fixture.options
+    )
+
+
+def stream(fixture: Fixture, with_reasoning: bool, mode: str | int) -> dict[str, Any]:
+    """The deltas of vLLM's per-chunk serving path, accumulated the way a client does."""
+    cls = parser_class(fixture, with_reasoning)
+    request = request_for(fixture)
+    parser = cls(Tokenizer(), request.tools)
+    processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+    chunks = list(pieces(fixture.raw.decode("utf-8"), mode))
+    out: dict[str, Any] = {"reasoning": "", "content": "", "calls": {}}
+    for k, chunk in enumerate(chunks):
+        last = k == len(chunks) - 1
+        step = processor.step(chunk, [4], "stop" if last else None, [7, 8])
+        delta = step.delta
+        if delta is None:
+            continue
+        out["reasoning"] += delta.reasoning or ""
+        out["content"] += delta.content or ""
+        for call in delta.tool_calls:
+            function = call.function
+            if call.index not in out["calls"]:
+                # The first piece of a call: index, id, type and name, no arguments.
+                assert call.id and call.type == "function" and function.name
+                assert not function.arguments  # vLLM may set "" at the end
+                out["calls"][call.index] = {"id": call.id, "name": function.name, "arguments": ""}
+            else:
+                assert call.id is None and function.name is None and function.arguments
+                out["calls"][call.index]["arguments"] += function.arguments
+    assert parser.tool_parser.get_remaining_unstreamed_args() == ""
+    return out
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
+@pytest.mark.parametrize("mode", ["chars", 3])
+@pytest.mark.parametrize("with_reasoning", [True, False], ids=["pair", "tool-only"])
+def test_the_serving_path_streams_the_message(
+    fixture: Fixture, mode: str | int, with_reasoning: bool
+) -> None:
+    out = stream(fixture, with_reasoning, mode)
+    message = expected(fixture)
+    assert out["reasoning"] == (message.reasoning_content or "")
+    assert out["content"] == (message.content or "")
+    calls = list(out["calls"].values())
+    assert sorted(out["calls"]) == list(range(len(calls)))
+    # Calls that failed after their name went out are the client's to drop: the
+    # delivered ones come out whole and in order.
+    delivered = [(c.name, c.arguments_json) for c in message.tool_calls]
+    streamed = [(c["name"], c["arguments"]) for c in calls]
+    if not message.errors:
+        assert streamed == delivered
+    else:
+        it = iter(streamed)
+        assert all(call in it for call in delivered)
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
+@pytest.mark.parametrize("with_reasoning", [True, False], ids=["pair", "tool-only"])
+def test_the_whole_output_at_once(fixture: Fixture, with_reasoning: bool) -> None:
+    cls = parser_class(fixture, with_reasoning)
+    request = request_for(fixture)
+    reasoning, content, calls = cls(Tokenizer(), request.tools).parse(
+        fixture.raw.decode("utf-8"), request, enable_auto_tools=True
+    )
+    message = expected(fixture)
+    # Without a reasoning parser the non-streamed result has no place for reasoning.
+    assert reasoning == (message.reasoning_content or None if with_reasoning else None)
+    assert content == message.content
+    assert [(c.name, json.loads(c.arguments)) for c in calls or []] == [
+        (c.name, c.arguments) for c in message.tool_calls
+    ]
+    for got, want in zip(calls or [], message.tool_calls, strict=True):
+        # the output's own id where it carries one, else a generated one
+        assert got.id == want.id or (got.id.startswith("call_") and want.id.startswith("call_"))
+
+
+def test_every_name_is_registered_with_both_managers() -> None:
+    ToolParserManager.import_tool_parser("toolparse.adapters.vllm")  # --tool-parser-plugin
+    for name, format_name in adapter.adapter_names().items():
+        tool = ToolParserManager.get_tool_parser(name)
+        reasoning = ReasoningParserManager.get_reasoning_parser(name)
+        assert tool.toolparse_format == format_name == reasoning.toolparse_format
+        assert tool.engine_based_streaming and reasoning.engine_based_streaming
+    assert ToolParserManager.get_tool_parser("toolparse_qwen25").toolparse_format == "hermes"
+
+
+def test_a_parser_reused_for_another_request_starts_over() -> None:
+    parser = adapter.tool_parser_class("hermes")(Tokenizer(), None)
+    first = ChatCompletionRequest(model="m", messages=MESSAGES, tools=TOOLS)
+    second = first.model_copy()
+    parser.extract_tool_calls_streaming("", "", '<tool_call>{"name": "f", "ar', [], [], [], first)
+    delta = parser.extract_tool_calls_streaming("", "", "Hello", [], [], [], second)
+    assert delta.content == "Hello" and not delta.tool_calls
+    assert parser.prev_tool_call_arr == [] and parser.current_tool_id == -1
+
+
+def test_the_bookkeeping_follows_what_was_sent() -> None:
+    parser = adapter.tool_parser_class("hermes")(Tokenizer(), None)
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "a"}])
+    text = '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>'
+    for piece in pieces(text, "chars"):
+        parser.extract_tool_calls_streaming("", "", piece, [], [], [], request)
+    assert parser.prev_tool_call_arr == [{"name": "f", "arguments": '{"x": 1}'}]
+    assert parser.streamed_args_for_tool == ['{"x": 1}']
+    assert parser.current_tool_id == 0 and parser.current_tool_name_sent
+    assert parser.finish_streaming() is None and parser.finish_streaming() is None
+
+
+def test_adjust_request_keeps_special_tokens_for_calls() -> None:
+    request = ChatCompletionRequest(model="m", messages=MESSAGES, tools=TOOLS)
+    assert request.skip_special_tokens is not False
+    parser = adapter.tool_parser_class("llama3_json")(Tokenizer(), request.tools)
+    assert parser.adjust_request(request).skip_special_tokens is False
+
+
+def test_reasoning_end_from_token_ids_with_a_real_tokenizer() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    transformers = pytest.importorskip("transformers")
+    words = ["a", "b", "[UNK]"]
+    model = tokenizers.models.WordLevel({w: k for k, w in enumerate(words)}, unk_token="[UNK]")
+    raw = tokenizers.Tokenizer(model)
+    raw.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="[UNK]")
+    tokenizer.add_tokens(["<think>", "</think>", "<tool_call>"])
+    parser = adapter.reasoning_parser_class("qwen3")(tokenizer)
+    ids = tokenizer.encode("a <think> b </think> a")
+    assert parser.is_reasoning_end(ids)
+    assert not parser.is_reasoning_end(tokenizer.encode("a <think> b"))
+    assert parser.is_reasoning_end_streaming(ids, tokenizer.encode("</think>"))
+    assert parser.is_reasoning_end_streaming(ids, tokenizer.encode("<tool_call>"))
+    assert parser.extract_content_ids(ids) == tokenizer.encode("a")
+    assert (parser.reasoning_start_str, parser.reasoning_end_str) == ("<think>", "</think>")
+
+
+def test_thinking_turned_off_reads_no_reasoning_block() -> None:
+    cls = adapter.reasoning_parser_class("deepseek_r1")
+    on = cls(Tokenizer())
+    off = cls(Tokenizer(), chat_template_kwargs={"thinking": False})
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "a"}])
+    assert on.extract_reasoning("plan</think>answer", request) == ("plan", "answer")
+    assert off.extract_reasoning("answer", request) == (None, "answer")
