@@ -138,14 +138,16 @@ wheel=${1:-}
 build_seconds=0
 if [ -z "$wheel" ]; then
     say "python -m build (sdist, then the wheel from the sdist)"
-    if "$PYTHON" -c 'import build' 2>/dev/null; then
+    # From the temporary folder: in the checkout, a build/ folder (scikit-build-core's
+    # build-dir) would shadow the build package for `python -m build`.
+    if (cd "$tmp" && "$PYTHON" -c 'import build.__main__') 2>/dev/null; then
         builder=$PYTHON
     else
         "$PYTHON" -m venv "$tmp/build-env"
         "$tmp/build-env/bin/pip" install -q build
         builder="$tmp/build-env/bin/python"
     fi
-    "$builder" -m build --outdir "$tmp/dist" "$root" >"$tmp/build.log" 2>&1 ||
+    (cd "$tmp" && "$builder" -m build --outdir "$tmp/dist" "$root") >"$tmp/build.log" 2>&1 ||
         {
             cat "$tmp/build.log" >&2
             fail "python -m build"
