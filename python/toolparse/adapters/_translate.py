@@ -287,6 +287,60 @@ class ResponseTranslator:
 # -- the reasoning block at the start of an output -------------------------------------
 
 
+class ServedFields:
+    """The four fields vLLM's and SGLang's serving layers read from a tool parser at the
+    end of a stream (prev_tool_call_arr, streamed_args_for_tool, current_tool_id,
+    current_tool_name_sent), mirrored from the response's translator so that they follow
+    what was sent.  The frameworks' base classes assign them in __init__: the setters keep
+    those values until a response starts."""
+
+    _toolparse_state: ResponseTranslator | None = None
+
+    def _get(self, name: str) -> Any:
+        state = self._toolparse_state
+        if state is not None:
+            return getattr(state, name)
+        return self.__dict__.get("_toolparse_shadow", {}).get(name)
+
+    def _set(self, name: str, value: Any) -> None:
+        self.__dict__.setdefault("_toolparse_shadow", {})[name] = value
+
+    @property
+    def prev_tool_call_arr(self) -> list[dict[str, Any]]:
+        value: list[dict[str, Any]] = self._get("prev_tool_call_arr") or []
+        return value
+
+    @prev_tool_call_arr.setter
+    def prev_tool_call_arr(self, value: list[dict[str, Any]]) -> None:
+        self._set("prev_tool_call_arr", value)
+
+    @property
+    def streamed_args_for_tool(self) -> list[str]:
+        value: list[str] = self._get("streamed_args_for_tool") or []
+        return value
+
+    @streamed_args_for_tool.setter
+    def streamed_args_for_tool(self, value: list[str]) -> None:
+        self._set("streamed_args_for_tool", value)
+
+    @property
+    def current_tool_id(self) -> int:
+        value = self._get("current_tool_id")
+        return -1 if value is None else int(value)
+
+    @current_tool_id.setter
+    def current_tool_id(self, value: int) -> None:
+        self._set("current_tool_id", value)
+
+    @property
+    def current_tool_name_sent(self) -> bool:
+        return bool(self._get("current_tool_name_sent"))
+
+    @current_tool_name_sent.setter
+    def current_tool_name_sent(self, value: bool) -> None:
+        self._set("current_tool_name_sent", value)
+
+
 def reasoning_prefix_format(format: str | Format) -> Format:
     """The format with everything after its opening reasoning block read as raw content.
 

@@ -41,6 +41,7 @@ from ._translate import (
     Delta,
     ReasoningSplitter,
     ResponseTranslator,
+    ServedFields,
     adapter_names,
     reasoning_markers,
     split_reasoning,
@@ -87,7 +88,7 @@ def to_parse_result(delta: Delta) -> Any:
     return StreamingParseResult(normal_text=delta.content, calls=calls)
 
 
-class _DetectorMixin:
+class _DetectorMixin(ServedFields):
     """The BaseFormatDetector methods; subclasses name the format in toolparse_format."""
 
     toolparse_format: str = ""
@@ -95,54 +96,6 @@ class _DetectorMixin:
     stream_arguments: bool = True
     # Salvage broken calls (the raw-text fallback formats); such calls are logged.
     repair: bool = False
-
-    _toolparse_state: ResponseTranslator | None = None
-
-    # SGLang's serving layer reads these four at the end of a stream; they follow what
-    # was sent (the base class assigns them in __init__, hence the setters).
-    def _get(self, name: str) -> Any:
-        state = self._toolparse_state
-        if state is not None:
-            return getattr(state, name)
-        return self.__dict__.get("_toolparse_shadow", {}).get(name)
-
-    def _set(self, name: str, value: Any) -> None:
-        self.__dict__.setdefault("_toolparse_shadow", {})[name] = value
-
-    @property
-    def prev_tool_call_arr(self) -> list[dict[str, Any]]:
-        value: list[dict[str, Any]] = self._get("prev_tool_call_arr") or []
-        return value
-
-    @prev_tool_call_arr.setter
-    def prev_tool_call_arr(self, value: list[dict[str, Any]]) -> None:
-        self._set("prev_tool_call_arr", value)
-
-    @property
-    def streamed_args_for_tool(self) -> list[str]:
-        value: list[str] = self._get("streamed_args_for_tool") or []
-        return value
-
-    @streamed_args_for_tool.setter
-    def streamed_args_for_tool(self, value: list[str]) -> None:
-        self._set("streamed_args_for_tool", value)
-
-    @property
-    def current_tool_id(self) -> int:
-        value = self._get("current_tool_id")
-        return -1 if value is None else int(value)
-
-    @current_tool_id.setter
-    def current_tool_id(self, value: int) -> None:
-        self._set("current_tool_id", value)
-
-    @property
-    def current_tool_name_sent(self) -> bool:
-        return bool(self._get("current_tool_name_sent"))
-
-    @current_tool_name_sent.setter
-    def current_tool_name_sent(self, value: bool) -> None:
-        self._set("current_tool_name_sent", value)
 
     def _toolparse_state_for(self, tools: Any) -> ResponseTranslator:
         state = self._toolparse_state

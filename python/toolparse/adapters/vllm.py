@@ -50,6 +50,7 @@ from ._translate import (
     ReasoningEndScanner,
     ReasoningSplitter,
     ResponseTranslator,
+    ServedFields,
     adapter_names,
     reasoning_in_prompt_from,
     reasoning_markers,
@@ -128,7 +129,7 @@ def _special_tokens(tokenizer: Any) -> set[str]:
     return set(getattr(tokenizer, "all_special_tokens", None) or ())
 
 
-class _ToolMixin:
+class _ToolMixin(ServedFields):
     """The ToolParser methods; subclasses name the format in ``toolparse_format``."""
 
     toolparse_format: str = ""
@@ -145,55 +146,7 @@ class _ToolMixin:
 
     tools: Any
     model_tokenizer: Any
-    _toolparse_state: ResponseTranslator | None = None
     _toolparse_request: Any = None
-    _toolparse_shadow: dict[str, Any]
-
-    # vLLM's serving layer reads these four at the end of a stream; they follow what
-    # was sent (the base class assigns them in __init__, hence the setters).
-    def _get(self, name: str) -> Any:
-        state = self._toolparse_state
-        if state is not None:
-            return getattr(state, name)
-        return self.__dict__.get("_toolparse_shadow", {}).get(name)
-
-    def _set(self, name: str, value: Any) -> None:
-        self.__dict__.setdefault("_toolparse_shadow", {})[name] = value
-
-    @property
-    def prev_tool_call_arr(self) -> list[dict[str, Any]]:
-        value: list[dict[str, Any]] = self._get("prev_tool_call_arr") or []
-        return value
-
-    @prev_tool_call_arr.setter
-    def prev_tool_call_arr(self, value: list[dict[str, Any]]) -> None:
-        self._set("prev_tool_call_arr", value)
-
-    @property
-    def streamed_args_for_tool(self) -> list[str]:
-        value: list[str] = self._get("streamed_args_for_tool") or []
-        return value
-
-    @streamed_args_for_tool.setter
-    def streamed_args_for_tool(self, value: list[str]) -> None:
-        self._set("streamed_args_for_tool", value)
-
-    @property
-    def current_tool_id(self) -> int:
-        value = self._get("current_tool_id")
-        return -1 if value is None else int(value)
-
-    @current_tool_id.setter
-    def current_tool_id(self, value: int) -> None:
-        self._set("current_tool_id", value)
-
-    @property
-    def current_tool_name_sent(self) -> bool:
-        return bool(self._get("current_tool_name_sent"))
-
-    @current_tool_name_sent.setter
-    def current_tool_name_sent(self, value: bool) -> None:
-        self._set("current_tool_name_sent", value)
 
     def _tool_dicts(self, request: Any) -> list[dict[str, Any]] | None:
         return tools_as_dicts(getattr(request, "tools", None) or self.tools)
