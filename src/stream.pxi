@@ -157,6 +157,7 @@ def feed_token_batch(list streams, NativeVocab vocab not None, slots, tokens):
         free(handles)
         free(statuses)
         raise MemoryError()
+    held = []  # the streams stay alive while the core runs without the GIL
     try:
         _batch_calls += 1
         for k in range(n):
@@ -166,6 +167,7 @@ def feed_token_batch(list streams, NativeVocab vocab not None, slots, tokens):
             if stream.batch_mark == _batch_calls:
                 raise ValueError(f"slot {at[k]} is given twice in one step")
             stream.batch_mark = _batch_calls
+            held.append(stream)
             handles[k] = stream._c
         with nogil:
             for k in range(n):

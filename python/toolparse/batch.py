@@ -11,6 +11,9 @@ no Python object.  Streams are independent: each is a StreamParser of its own (s
 format, tools and options), added, finished or cancelled on its own.  `add` returns the
 stream's slot; `feed_slots(slots, token_ids)` takes slots instead of request ids and
 skips the id lookups (for a scheduler that keeps them).
+
+A BatchParser is driven from one thread at a time (a serving loop's step); streams of
+different BatchParsers, or StreamParsers, may run in other threads at once.
 """
 
 from __future__ import annotations
