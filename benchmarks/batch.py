@@ -62,10 +62,11 @@ def time_batch(
     results = []
     for _ in range(repeats):
         batch = toolparse.BatchParser("hermes", vocab=vocab)
-        for k in range(streams):
+        for k, s in enumerate(stagger):
             batch.add(k)
-            for token in lead:
-                batch.feed_slots([k], [token])
+            # each stream is fed its own response up to where its steps start: a stream
+            # that skipped the tokens before would be parsing broken arguments
+            batch.parser(k).feed_tokens(lead + ids[:s])
         gc.disable()
         start = time.perf_counter()
         for tokens in step_tokens:
@@ -83,8 +84,8 @@ def time_single(
     results = []
     for _ in range(repeats):
         parsers = [toolparse.StreamParser("hermes", vocab=vocab) for _ in range(streams)]
-        for parser in parsers:
-            parser.feed_tokens(lead)
+        for parser, s in zip(parsers, stagger, strict=True):
+            parser.feed_tokens(lead + ids[:s])
         feeds = [parser.feed_tokens for parser in parsers]
         gc.disable()
         start = time.perf_counter()
