@@ -63,7 +63,6 @@ from ..grammar import (
     eof,
     lit,
     many,
-    opt,
     ref,
     seq,
     stop,
@@ -71,7 +70,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_block, think_block
+from ._base import Format, call_block, reasoning_rules
 
 TOOL_OPEN, TOOL_CLOSE = "<tool_call>", "</tool_call>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -123,21 +122,6 @@ MARKERS = (
 )
 
 
-def glm_entry_rules(*reasoning_ends: str) -> dict[str, Node]:
-    """ "start" (an optional ``<think>`` block, then "body") and "start_in_reasoning" (the
-    template opened the block; a ``<think>`` the model writes anyway is tolerated), with
-    the markers that end the reasoning implicitly."""
-    think, rest = think_block(THINK_OPEN, THINK_CLOSE, *reasoning_ends)
-    return {
-        "start": seq(ws(), opt(ref("think")), ref("body")),
-        "start_in_reasoning": seq(
-            opt(seq(ws(), lit(THINK_OPEN))), ref("reasoning_rest"), ref("body")
-        ),
-        "think": think,
-        "reasoning_rest": rest,
-    }
-
-
 FORMAT = Format(
     name="glm45",
     aliases=("glm", "glm47", "glm4_moe"),
@@ -152,7 +136,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            **glm_entry_rules(TOOL_OPEN),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, reopened=True),
             "body": seq(many(choice(ref("call"), ref("content"))), eof()),
             "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
         }

@@ -40,8 +40,8 @@ what it has delivered, so here that text stays reasoning.
 from __future__ import annotations
 
 from ..grammar import Grammar, choice, eof, lit, many, ref, seq, tag, until, ws
-from ._base import Format
-from .glm45 import MARKERS, TOOL_CLOSE, TOOL_OPEN, glm_call_rules, glm_entry_rules
+from ._base import Format, reasoning_rules
+from .glm45 import MARKERS, THINK_CLOSE, THINK_OPEN, TOOL_CLOSE, TOOL_OPEN, glm_call_rules
 
 ROLE_END = "<|role_end|>"
 
@@ -59,7 +59,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            **glm_entry_rules(TOOL_OPEN, ROLE_END),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, ROLE_END, reopened=True),
             "body": seq(many(choice(ref("call"), ref("role_end"), ref("content"))), eof()),
             "role_end": seq(lit(ROLE_END), ws()),
             "content": tag("content", until(TOOL_OPEN, ROLE_END, min1=True, commit=True)),

@@ -62,7 +62,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, skip_past, think_block
+from ._base import Format, reasoning_rules, skip_past
 
 BLOCK_OPEN, BLOCK_CLOSE = "<minimax:tool_call>", "</minimax:tool_call>"
 INVOKE_OPEN, INVOKE_CLOSE = '<invoke name="', "</invoke>"
@@ -72,7 +72,6 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 # A value ends at </parameter> only where the next parameter or the end of the invoke follows.
 _VALUE_END = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, INVOKE_CLOSE))
 
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, BLOCK_OPEN)
 
 FORMAT = Format(
     name="minimax_m2",
@@ -98,12 +97,7 @@ FORMAT = Format(
     call_markers=(INVOKE_OPEN, INVOKE_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(
-                opt(seq(ws(), lit(THINK_OPEN))), ref("reasoning_rest"), ref("body")
-            ),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, BLOCK_OPEN, reopened=True),
             "body": seq(many(choice(ref("block"), ref("content"))), eof()),
             "block": seq(
                 lit(BLOCK_OPEN),

@@ -65,7 +65,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_block, think_block
+from ._base import Format, call_block, reasoning_rules
 
 TOOL_OPEN, TOOL_CLOSE = "<seed:tool_call>", "</seed:tool_call>"
 THINK_OPEN, THINK_CLOSE = "<seed:think>", "</seed:think>"
@@ -79,7 +79,6 @@ _VALUE_END = (
     stop(PARAM_CLOSE, followed_by=_NEXT_TAG),
 )
 
-_think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE)
 
 FORMAT = Format(
     name="seed_oss",
@@ -103,12 +102,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(
-                opt(seq(ws(), lit(THINK_OPEN))), ref("reasoning_rest"), ref("body")
-            ),
-            "think": _think,
-            "reasoning_rest": _reasoning_rest,
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
             "body": seq(many(choice(ref("call"), ref("content"))), eof()),
             "call": call_block(
                 TOOL_OPEN,
