@@ -287,6 +287,14 @@ class ResponseTranslator:
 # -- the reasoning block at the start of an output -------------------------------------
 
 
+def format_class(base: type, suffix: str, fmt: Format, **attributes: Any) -> Any:
+    """A subclass of an adapter class bound to one format: named Toolparse<Format><suffix>,
+    in base's module, with toolparse_format (and any other class attributes) set."""
+    name = "".join(part.capitalize() for part in fmt.name.split("_"))
+    namespace = {"__module__": base.__module__, "toolparse_format": fmt.name, **attributes}
+    return type(f"Toolparse{name}{suffix}", (base,), namespace)
+
+
 class ServedFields:
     """The four fields vLLM's and SGLang's serving layers read from a tool parser at the
     end of a stream (prev_tool_call_arr, streamed_args_for_tool, current_tool_id,

@@ -43,6 +43,7 @@ from ._translate import (
     ResponseTranslator,
     ServedFields,
     adapter_names,
+    format_class,
     reasoning_markers,
     split_reasoning,
     tools_as_dicts,
@@ -244,21 +245,13 @@ ToolparseReasoningDetector: Any = type(
 )
 
 
-def _class_name(format_name: str) -> str:
-    return "".join(part.capitalize() for part in format_name.split("_"))
-
-
 @cache
 def detector_class(format: str) -> Any:
     """The function-call detector class for a format (or alias)."""
-    name = get_format(format).name
-    if name != format:
-        return detector_class(name)
-    return type(
-        f"Toolparse{_class_name(name)}Detector",
-        (ToolparseDetector,),
-        {"__module__": __name__, "toolparse_format": name},
-    )
+    fmt = get_format(format)
+    if fmt.name != format:
+        return detector_class(fmt.name)
+    return format_class(ToolparseDetector, "Detector", fmt)
 
 
 @cache
@@ -267,16 +260,13 @@ def reasoning_detector_class(format: str) -> Any:
     fmt = get_format(format)
     if fmt.name != format:
         return reasoning_detector_class(fmt.name)
-    return type(
-        f"Toolparse{_class_name(fmt.name)}ReasoningDetector",
-        (ToolparseReasoningDetector,),
-        {
-            "__module__": __name__,
-            "toolparse_format": fmt.name,
-            # What SGLang assumes when it cannot read the chat template's thinking
-            # switch: a block the template opens is always there.
-            "reasoning_default": "always" if fmt.reasoning_in_prompt else None,
-        },
+    return format_class(
+        ToolparseReasoningDetector,
+        "ReasoningDetector",
+        fmt,
+        # What SGLang assumes when it cannot read the chat template's thinking switch: a
+        # block the template opens is always there.
+        reasoning_default="always" if fmt.reasoning_in_prompt else None,
     )
 
 

@@ -52,6 +52,7 @@ from ._translate import (
     ResponseTranslator,
     ServedFields,
     adapter_names,
+    format_class,
     reasoning_in_prompt_from,
     reasoning_markers,
     split_reasoning,
@@ -325,34 +326,22 @@ ToolparseReasoningParser: Any = type(
 )
 
 
-def _class_name(format_name: str) -> str:
-    return "".join(part.capitalize() for part in format_name.split("_"))
-
-
 @cache
 def tool_parser_class(format: str) -> Any:
     """The ToolParser subclass for a format (or alias), e.g. ``tool_parser_class("qwen3")``."""
-    name = get_format(format).name
-    if name != format:
-        return tool_parser_class(name)
-    return type(
-        f"Toolparse{_class_name(name)}ToolParser",
-        (ToolparseToolParser,),
-        {"__module__": __name__, "toolparse_format": name},
-    )
+    fmt = get_format(format)
+    if fmt.name != format:
+        return tool_parser_class(fmt.name)
+    return format_class(ToolparseToolParser, "ToolParser", fmt)
 
 
 @cache
 def reasoning_parser_class(format: str) -> Any:
     """The ReasoningParser subclass for a format (or alias)."""
-    name = get_format(format).name
-    if name != format:
-        return reasoning_parser_class(name)
-    return type(
-        f"Toolparse{_class_name(name)}ReasoningParser",
-        (ToolparseReasoningParser,),
-        {"__module__": __name__, "toolparse_format": name},
-    )
+    fmt = get_format(format)
+    if fmt.name != format:
+        return reasoning_parser_class(fmt.name)
+    return format_class(ToolparseReasoningParser, "ReasoningParser", fmt)
 
 
 def register() -> None:
