@@ -238,19 +238,10 @@ def measure_stream(
             feed = parser.feed
             for piece in head:
                 feed(piece)
-            start = time.perf_counter()
-            for piece in first:
-                feed(piece)
-            first_end = time.perf_counter()
-            for piece in middle:
-                feed(piece)
-            last_start = time.perf_counter()
-            for piece in last:
-                feed(piece)
-            end = time.perf_counter()
-            timed += end - start
-            first_seconds += first_end - start
-            last_seconds += end - last_start
+            whole, first_part, last_part = data.feed_timed(feed, first, middle, last)
+            timed += whole
+            first_seconds += first_part
+            last_seconds += last_part
             tokens += len(body)
             if tokens >= settings.run_tokens[engine]:
                 break

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import random
+import time
+from collections.abc import Callable, Sequence
 
 MIB = 1 << 20
 
@@ -357,3 +359,24 @@ def chunks(data: bytes, width: int) -> list[bytes]:
     """data cut into pieces of `width` bytes, as a tokenizer-driven stream delivers it
     (multi-byte UTF-8 characters are split across pieces too)."""
     return [data[i : i + width] for i in range(0, len(data), width)]
+
+
+def feed_timed(
+    feed: Callable[[bytes], object],
+    first: Sequence[bytes],
+    middle: Sequence[bytes],
+    last: Sequence[bytes],
+) -> tuple[float, float, float]:
+    """Feeds the three parts of a body in order; returns the seconds of the whole, of the
+    first part and of the last (how the cost per token moves along the output)."""
+    start = time.perf_counter()
+    for piece in first:
+        feed(piece)
+    first_end = time.perf_counter()
+    for piece in middle:
+        feed(piece)
+    last_start = time.perf_counter()
+    for piece in last:
+        feed(piece)
+    end = time.perf_counter()
+    return end - start, first_end - start, end - last_start
