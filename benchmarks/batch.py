@@ -2,8 +2,9 @@
 
 For 1, 64, 256 and 1024 concurrent streams, each step feeds one token id to every stream
 (`BatchParser.feed_slots`, one call into the core with the GIL released) and the table
-gives the cost per stream per step, next to feeding the same tokens one stream at a time
-(`StreamParser.feed_tokens` in a Python loop).  Two phases of a hermes response: visible
+gives the cost per stream per step: the step alone (its events stay in the core until
+read), the step with every event read as objects, and the same tokens fed one stream at
+a time (`StreamParser.feed_tokens` in a Python loop).  Two phases of a hermes response: visible
 content, and the inside of a tool call's arguments.  Tokens are 4-byte pieces of the
 response, as ids of a vocab made from those pieces; streams start at staggered positions.
 """
@@ -53,9 +54,16 @@ def phases(size: int) -> tuple[toolparse.Vocab, dict[str, tuple[list[int], list[
 
 
 def time_batch(
-    vocab: toolparse.Vocab, lead: list[int], ids: list[int], streams: int, steps: int, repeats: int
+    vocab: toolparse.Vocab,
+    lead: list[int],
+    ids: list[int],
+    streams: int,
+    steps: int,
+    repeats: int,
+    read: bool,
 ) -> float:
-    """Median seconds per step over `steps` steps of `streams` streams."""
+    """Median seconds per step over `steps` steps of `streams` streams (with every event
+    read as objects when `read`)."""
     stagger = [k * 7919 % (len(ids) - steps) for k in range(streams)]
     step_tokens = [array.array("I", [ids[s + t] for s in stagger]) for t in range(steps)]
     slots = array.array("I", range(streams))
@@ -69,8 +77,13 @@ def time_batch(
             batch.parser(k).feed_tokens(lead + ids[:s])
         gc.disable()
         start = time.perf_counter()
-        for tokens in step_tokens:
-            batch.feed_slots(slots, tokens)
+        if read:
+            for tokens in step_tokens:
+                for _slot, _events in batch.feed_slots(slots, tokens):
+                    pass
+        else:
+            for tokens in step_tokens:
+                batch.feed_slots(slots, tokens)
         results.append((time.perf_counter() - start) / steps)
         gc.enable()
     return statistics.median(results)
@@ -109,18 +122,20 @@ def main() -> None:
     )
     header = (
         f"{'phase':10} {'streams':>7} {'steps':>6}  {'batch ns/stream/step':>21}  "
-        f"{'one by one ns/token':>20}  {'ratio':>6}"
+        f"{'read too':>8}  {'one by one ns/token':>20}  {'ratio':>6}"
     )
     print(header)
     print("-" * len(header))
     for phase, (lead, ids) in cases.items():
         for streams in STREAM_COUNTS:
             steps = max(16, min(stream_steps // streams, len(ids) // 2))
-            batch = time_batch(vocab, lead, ids, streams, steps, repeats) / streams * 1e9
-            single = time_single(vocab, lead, ids, streams, steps, repeats) / streams * 1e9
+            per_stream = 1e9 / streams
+            batch = time_batch(vocab, lead, ids, streams, steps, repeats, False) * per_stream
+            read = time_batch(vocab, lead, ids, streams, steps, repeats, True) * per_stream
+            single = time_single(vocab, lead, ids, streams, steps, repeats) * per_stream
             print(
-                f"{phase:10} {streams:7d} {steps:6d}  {batch:21.0f}  {single:20.0f}  "
-                f"{single / batch:5.1f}x"
+                f"{phase:10} {streams:7d} {steps:6d}  {batch:21.0f}  {read:8.0f}  "
+                f"{single:20.0f}  {single / batch:5.1f}x"
             )
 
 

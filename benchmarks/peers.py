@@ -422,7 +422,8 @@ class BatchSession(Session):
         slots = array.array("I", [self.batch.add(k) for k in range(streams)])
         self.items = [array.array("I", [token] * streams) for token in tokens.ids]
         feed_slots = self.batch.feed_slots
-        self.feed = lambda step: feed_slots(slots, step)  # type: ignore[method-assign]
+        # every event read as objects, as a server turning them into deltas would
+        self.feed = lambda step: list(feed_slots(slots, step))  # type: ignore[method-assign]
 
     def finish(self) -> list[tuple[str, Any]] | None:
         outcomes = []

@@ -18,9 +18,11 @@ typedef enum tp_status {
 #if defined(__GNUC__) || defined(__clang__)
 #define TP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TP_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define TP_LIKELY(x) (x)
 #define TP_UNLIKELY(x) (x)
+#define TP_PREFETCH(p) ((void)(p))
 #endif
 
 #endif

@@ -112,6 +112,14 @@ const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count) {
 }
 
 const uint8_t *tp_emitter_arena(const tp_emitter *e) { return e->arena.data; }
+size_t tp_emitter_arena_length(const tp_emitter *e) { return e->arena.len; }
+
+void tp_emitter_prefetch(const tp_emitter *e) {
+    TP_PREFETCH(e->frames);
+    TP_PREFETCH(e->events);
+    TP_PREFETCH(e->arena.data);
+    TP_PREFETCH(e->content.data + e->content.len);
+}
 
 void tp_emitter_clear_events(tp_emitter *e) {
     e->n_events = 0;

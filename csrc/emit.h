@@ -18,7 +18,10 @@ void tp_emitter_reset(tp_emitter *e);
 /* Events since the last tp_emitter_clear_events (borrowed, like their arena). */
 const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count);
 const uint8_t *tp_emitter_arena(const tp_emitter *e);
+size_t tp_emitter_arena_length(const tp_emitter *e);
 void tp_emitter_clear_events(tp_emitter *e);
+/* Asks the cache for what the next text piece touches (no effect on the output). */
+void tp_emitter_prefetch(const tp_emitter *e);
 
 tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_t pos);
 tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n);

@@ -235,6 +235,22 @@ const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_
     return tp_emitter_events(s->emitter, count);
 }
 
+int tp_stream_is_finished(const tp_stream *s) { return s->finished; }
+
+size_t tp_stream_arena_length(const tp_stream *s) { return tp_emitter_arena_length(s->emitter); }
+
+void tp_stream_prefetch(const tp_stream *s) {
+    const char *vm = (const char *)s->vm, *emitter = (const char *)s->emitter;
+    int line;
+    for (line = 0; line < 6; line++) TP_PREFETCH(vm + 64 * line);
+    for (line = 0; line < 3; line++) TP_PREFETCH(emitter + 64 * line);
+}
+
+void tp_stream_prefetch_state(const tp_stream *s) {
+    tp_vm_prefetch(s->vm);
+    tp_emitter_prefetch(s->emitter);
+}
+
 const uint8_t *tp_stream_content(const tp_stream *s, size_t *len) {
     const tp_buf *b = tp_emitter_content(s->emitter);
     *len = b->len;

@@ -96,6 +96,14 @@ tp_status tp_stream_set_special(tp_stream *s, const uint8_t *flags, uint32_t n_s
 /* The end of the response; cut_short when it was cut off (finish reason "length"). */
 tp_status tp_stream_finish(tp_stream *s, int cut_short);
 const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena);
+/* How many bytes of the arena the events' offsets index. */
+size_t tp_stream_arena_length(const tp_stream *s);
+/* Ask the cache for what feeding s touches, in two stages a few streams apart (the
+ * second reads what the first fetched): for callers that feed many streams in turn. */
+void tp_stream_prefetch(const tp_stream *s);
+void tp_stream_prefetch_state(const tp_stream *s);
+/* Whether tp_stream_finish was called (since the last reset). */
+int tp_stream_is_finished(const tp_stream *s);
 
 /* The message so far (borrowed). */
 const uint8_t *tp_stream_content(const tp_stream *s, size_t *len);

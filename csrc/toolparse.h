@@ -2,6 +2,7 @@
 #ifndef TOOLPARSE_H
 #define TOOLPARSE_H
 
+#include "batch.h"
 #include "common.h"
 #include "json.h"
 #include "program.h"

@@ -172,6 +172,12 @@ tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset) {
 
 uint64_t tp_vm_fed(const tp_vm *vm) { return vm->base + vm->window.len; }
 
+void tp_vm_prefetch(const tp_vm *vm) {
+    TP_PREFETCH(vm->window.data + vm->window.len);
+    TP_PREFETCH(vm->log.items);
+    if (vm->sub == SUB_UNTIL) TP_PREFETCH(vm->matchers[0]);
+}
+
 void tp_vm_reset(tp_vm *vm) {
     vm->window.len = 0;
     vm->base = 0;

@@ -26,5 +26,7 @@ tp_status tp_vm_set_special(tp_vm *vm, const uint8_t *flags, uint32_t n_strings)
 tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset);
 /* Bytes fed so far (the offset the next byte will have). */
 uint64_t tp_vm_fed(const tp_vm *vm);
+/* Asks the cache for what the next feed touches first (no effect on the parse). */
+void tp_vm_prefetch(const tp_vm *vm);
 
 #endif

@@ -258,3 +258,4 @@ cdef list _marker_bytes(object markers):
 
 include "events.pxi"
 include "stream.pxi"
+include "batch.pxi"

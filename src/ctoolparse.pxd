@@ -123,3 +123,33 @@ cdef extern from "toolparse.h" nogil:
     const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena)
     const uint8_t *tp_stream_content(const tp_stream *s, size_t *len)
     const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present)
+    int tp_stream_is_finished(const tp_stream *s)
+
+    # batch.h
+    ctypedef struct tp_batch:
+        pass
+    ctypedef struct tp_batch_events:
+        pass
+    ctypedef struct tp_batch_group:
+        uint32_t position
+        uint32_t slot
+        uint32_t first
+        uint32_t count
+        uint32_t stateful
+    ctypedef enum tp_batch_fault:
+        TP_BATCH_NO_FAULT
+        TP_BATCH_NO_STREAM
+        TP_BATCH_TWICE
+        TP_BATCH_BAD_TOKEN
+        TP_BATCH_FINISHED
+    tp_status tp_batch_new(tp_batch **out)
+    void tp_batch_free(tp_batch *b)
+    tp_status tp_batch_set(tp_batch *b, uint32_t slot, tp_stream *s)
+    tp_status tp_batch_events_new(tp_batch_events **out)
+    void tp_batch_events_free(tp_batch_events *e)
+    tp_status tp_batch_feed(tp_batch *b, const tp_vocab *vocab, const uint32_t *slots,
+                            const uint32_t *ids, size_t n, tp_batch_events *out,
+                            tp_batch_fault *fault, size_t *failed)
+    const tp_batch_group *tp_batch_events_groups(const tp_batch_events *e, size_t *count)
+    const tp_event *tp_batch_events_list(const tp_batch_events *e, size_t *count,
+                                         const uint8_t **arena)

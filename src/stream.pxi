@@ -1,5 +1,7 @@
 # The native stream: a compiled program and tool table shared by streams, and one
 # tp_stream per response whose C events become the event objects of events.pxi.
+from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
+                             PyObject_CheckBuffer, PyObject_GetBuffer)
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 import array as _array
 import json as _json
@@ -112,6 +114,32 @@ cdef class NativeVocab:
         tp_vocab_free(self._c)
 
 
+cdef bint _is_u32(const Py_buffer *view):
+    cdef const char *f = view.format
+    if view.itemsize != 4 or view.ndim != 1 or f == NULL:
+        return False
+    if f[0] == b'=' or f[0] == b'<' or f[0] == b'@':  # the core runs little-endian
+        f += 1
+    return (f[0] == b'I' or f[0] == b'L') and f[1] == 0
+
+
+cdef int _ids_buffer(object ids, Py_buffer *view) except -1:
+    """A C-contiguous uint32 buffer of ids: their own when they are one (array('I'),
+    numpy uint32), else a converted copy.  The caller releases it (PyBuffer_Release).
+    Cheaper than a typed memoryview, which matters once per decode step."""
+    if PyObject_CheckBuffer(ids):
+        try:
+            PyObject_GetBuffer(ids, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+        except (BufferError, ValueError):
+            pass  # not contiguous (numpy says ValueError): converted below
+        else:
+            if _is_u32(view):
+                return 0
+            PyBuffer_Release(view)
+    PyObject_GetBuffer(_u32(ids), view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+    return 0
+
+
 cdef object _u32(object ids):
     """ids (an int, a sequence of ints or a buffer of integers, e.g. a numpy array) as a
     contiguous buffer of uint32; a uint32 buffer is used as it is."""
@@ -131,65 +159,6 @@ cdef object _u32(object ids):
         raise ValueError(f"token ids must be integers from 0 to 2**32 - 1 ({error})") from None
 
 
-cdef unsigned long long _batch_calls = 0  # marks the streams of one call (no slot twice)
-
-
-def feed_token_batch(list streams, NativeVocab vocab not None, slots, tokens):
-    """One decode step for many streams: streams[slots[k]] is fed token tokens[k], each
-    stream at most once, all in the core with the GIL released.  Returns (slot, events)
-    pairs for the streams that produced events, in the order given."""
-    cdef const uint32_t[::1] at = _u32(slots)
-    cdef const uint32_t[::1] ids = _u32(tokens)
-    cdef Py_ssize_t n = at.shape[0], k
-    cdef tp_stream **handles
-    cdef tp_status *statuses
-    cdef size_t count
-    cdef const uint8_t *arena
-    cdef NativeStream stream
-    global _batch_calls
-    if ids.shape[0] != n:
-        raise ValueError(f"{n} slots but {ids.shape[0]} tokens")
-    if n == 0:
-        return []
-    handles = <tp_stream **>malloc(<size_t>n * sizeof(tp_stream *))
-    statuses = <tp_status *>malloc(<size_t>n * sizeof(tp_status))
-    if handles == NULL or statuses == NULL:
-        free(handles)
-        free(statuses)
-        raise MemoryError()
-    held = []  # the streams stay alive while the core runs without the GIL
-    try:
-        _batch_calls += 1
-        for k in range(n):
-            if at[k] >= <uint32_t>len(streams) or streams[at[k]] is None:
-                raise ValueError(f"no stream in slot {at[k]}")
-            stream = <NativeStream>streams[at[k]]
-            if stream.batch_mark == _batch_calls:
-                raise ValueError(f"slot {at[k]} is given twice in one step")
-            stream.batch_mark = _batch_calls
-            held.append(stream)
-            handles[k] = stream._c
-        with nogil:
-            for k in range(n):
-                statuses[k] = tp_stream_feed_tokens(handles[k], vocab._c, &ids[k], 1, NULL)
-        out = []
-        for k in range(n):
-            if statuses[k] != TP_OK:
-                if statuses[k] == TP_ERR_ARG:
-                    raise ValueError(f"token id {ids[k]} is not in the vocab (size {vocab.size})")
-                if statuses[k] == TP_ERR_STATE:
-                    raise ValueError(f"the stream in slot {at[k]} was already finished")
-                _check(statuses[k])
-            tp_stream_events(handles[k], &count, &arena)
-            if count:
-                stream = <NativeStream>streams[at[k]]
-                out.append((at[k], stream._events()))
-        return out
-    finally:
-        free(handles)
-        free(statuses)
-
-
 cdef class NativeStream:
     """One response parsed by the C VM: feed/finish return event objects."""
 
@@ -200,7 +169,6 @@ cdef class NativeStream:
     cdef dict ids
     cdef readonly list tool_calls
     cdef readonly list errors
-    cdef unsigned long long batch_mark
 
     def __cinit__(self, NativeProgram program not None, str entry not None, NativeTools tools,
                   id_factory not None, bint repair=False):
@@ -251,22 +219,26 @@ cdef class NativeStream:
     def feed_tokens(self, NativeVocab vocab not None, ids):
         """Feeds the bytes of these token ids (an int, a sequence or a buffer of ints)."""
         cdef uint32_t one, bad = 0
-        cdef const uint32_t[::1] many
+        cdef Py_buffer many
+        cdef const uint32_t *p
+        cdef size_t n
         cdef tp_status status
         if isinstance(ids, int) and 0 <= ids <= 0xFFFFFFFF:
             one = ids
             status = tp_stream_feed_tokens(self._c, vocab._c, &one, 1, &bad)
         else:
-            many = _u32(ids)
-            if many.shape[0] == 0:
-                return []
-            if many.shape[0] >= NOGIL_THRESHOLD:
-                with nogil:
-                    status = tp_stream_feed_tokens(self._c, vocab._c, &many[0],
-                                                   <size_t>many.shape[0], &bad)
-            else:
-                status = tp_stream_feed_tokens(self._c, vocab._c, &many[0],
-                                               <size_t>many.shape[0], &bad)
+            _ids_buffer(ids, &many)
+            p, n = <const uint32_t *>many.buf, <size_t>many.shape[0]
+            try:
+                if n == 0:
+                    return []
+                if n >= NOGIL_THRESHOLD:
+                    with nogil:
+                        status = tp_stream_feed_tokens(self._c, vocab._c, p, n, &bad)
+                else:
+                    status = tp_stream_feed_tokens(self._c, vocab._c, p, n, &bad)
+            finally:
+                PyBuffer_Release(&many)
         if status == TP_ERR_ARG:
             raise ValueError(f"token id {bad} is not in the vocab (size {vocab.size})")
         if status == TP_ERR_STATE:
@@ -282,9 +254,15 @@ cdef class NativeStream:
         return self._events()
 
     cdef list _events(self):
-        cdef size_t n, k
+        cdef size_t n
         cdef const uint8_t *arena
         cdef const tp_event *events = tp_stream_events(self._c, &n, &arena)
+        return self._convert(events, n, arena)
+
+    cdef list _convert(self, const tp_event *events, size_t n, const uint8_t *arena):
+        """This stream's events as objects; call starts, ends and errors also update the
+        stream's ids, calls and errors, so each C event is converted once."""
+        cdef size_t k
         cdef const tp_event *ev
         cdef list out = []
         for k in range(n):

@@ -1,16 +1,14 @@
 """Token ids in: Vocab decoding (byte-level BPE, SentencePiece, added tokens), feed_tokens
-on both engines, and BatchParser (many streams, one call per decode step)."""
+on both engines, and special-token markers (BatchParser: test_batch.py)."""
 
 from __future__ import annotations
 
-import array
-import random
 from functools import cache
 
 import pytest
 
 from engines import ENGINES, FIXTURE_IDS, FIXTURES, Fixture, merge_deltas, random_sizes
-from toolparse import BatchParser, ContentDelta, End, ParseError, StreamParser, ToolCallEnd, Vocab
+from toolparse import BatchParser, ContentDelta, ParseError, StreamParser, ToolCallEnd, Vocab
 from toolparse.vocab import _byte_level_table, token_bytes
 
 tokenizers = pytest.importorskip("tokenizers", reason="needs the tokenizers package")
@@ -131,71 +129,6 @@ def test_numpy_arrays_of_ids_work(engine: str, dtype: str) -> None:
     events = parser.feed_tokens(numpy.array(ids_of(text), dtype=dtype)) + parser.finish()
     (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
     assert end.call.arguments == {"city": "Oslo"}
-
-
-# --- BatchParser ------------------------------------------------------------------------------
-
-
-def test_a_batch_gives_each_stream_what_it_would_get_alone() -> None:
-    fixtures = [f for f in FIXTURES if f.format == "hermes" and not f.options][:12]
-    texts = [f.raw.decode("utf-8", "replace").encode() for f in fixtures]
-    batch = BatchParser("hermes", vocab=vocab(), seed=5)
-    streams = {f"req-{k}": ids_of(t) for k, t in enumerate(texts)}
-    got: dict[str, list] = {r: [] for r in streams}
-    for r in streams:
-        batch.add(r)
-    rng = random.Random(1)
-    position = dict.fromkeys(streams, 0)
-    while any(position[r] < len(ids) for r, ids in streams.items()):
-        step = [r for r, ids in streams.items() if position[r] < len(ids) and rng.random() < 0.8]
-        tokens = [streams[r][position[r]] for r in step]
-        for r in step:
-            position[r] += 1
-        for request_id, events in batch.feed(step, tokens):
-            assert events  # only streams with events come back
-            got[request_id] += events
-    for k, r in enumerate(streams):
-        got[r] += batch.finish(r)
-        alone = StreamParser("hermes", seed=5)
-        want = alone.feed(texts[k]) + alone.finish()
-        assert merge_deltas(got[r]) == merge_deltas(want)
-        assert isinstance(got[r][-1], End)
-    assert len(batch) == 0
-
-
-def test_batch_slots_are_reused_and_checked() -> None:
-    batch = BatchParser("hermes", vocab=vocab())
-    a, b = batch.add("a"), batch.add("b")
-    assert (a, b) == (0, 1)
-    with pytest.raises(ValueError, match="already"):
-        batch.add("a")
-    with pytest.raises(ValueError, match="twice"):
-        batch.feed_slots([a, a], [1, 2])
-    with pytest.raises(KeyError):
-        batch.feed(["zzz"], [1])
-    assert batch.feed_slots(array.array("I", []), []) == []
-    batch.cancel("a")
-    assert "a" not in batch and batch.add("c") == a
-    with pytest.raises(ValueError, match="no stream in slot"):
-        batch.feed_slots([7], [1])
-
-
-def test_cancel_one_stream_leaves_the_others() -> None:
-    batch = BatchParser("hermes", vocab=vocab(), seed=2)
-    text = b'<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'
-    ids = ids_of(text)
-    for r in ("x", "y"):
-        batch.add(r)
-    half = len(ids) // 2
-    for k in range(half):
-        batch.feed(["x", "y"], [ids[k], ids[k]])
-    cancelled = batch.cancel("x")
-    assert cancelled[-1].message.finish_reason == "cancelled"
-    assert cancelled[-1].message.tool_calls == []
-    for k in range(half, len(ids)):
-        batch.feed(["y"], [ids[k]])
-    (call,) = batch.finish("y")[-1].message.tool_calls
-    assert call.arguments == {"city": "Oslo"}
 
 
 # --- special-token markers ----------------------------------------------------------------------

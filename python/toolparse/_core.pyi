@@ -1,4 +1,5 @@
-from collections.abc import Callable
+import array
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from .message import Message, ParseError, ToolCall
@@ -103,9 +104,20 @@ class NativeVocab:
     size: int
     def __init__(self, table: bytes, offsets: Any, special: bytes | None = None) -> None: ...
 
-def feed_token_batch(
-    streams: list[NativeStream | None], vocab: NativeVocab, slots: Any, tokens: Any
-) -> list[tuple[int, list[Any]]]: ...
+class NativeBatch:
+    def __init__(self) -> None: ...
+    def set(self, slot: int, stream: NativeStream | None) -> None: ...
+    def feed(
+        self, vocab: NativeVocab, slots: Any, tokens: Any, keys: Sequence[Any] | None = None
+    ) -> BatchEvents: ...
+
+class BatchEvents:
+    """The events of one decode step: (stream, events) for each stream that produced any."""
+
+    positions: array.array[int]
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> tuple[Any, list[Any]]: ...
+    def __iter__(self) -> Iterator[tuple[Any, list[Any]]]: ...
 
 class NativeStream:
     program: NativeProgram

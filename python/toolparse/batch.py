@@ -6,11 +6,15 @@
         ...                                    # only the streams that produced events
     events = batch.finish("req-1")             # End last; the stream is removed
 
-The core feeds every stream with the GIL released; a stream that produced no event costs
-no Python object.  Streams are independent: each is a StreamParser of its own (same
-format, tools and options), added, finished or cancelled on its own.  `add` returns the
-stream's slot; `feed_slots(slots, token_ids)` takes slots instead of request ids and
-skips the id lookups (for a scheduler that keeps them).
+The core feeds every stream with the GIL released and keeps the step's events in its own
+buffers: a step returns one `BatchEvents`, and event objects are made only for what is
+read from it (a stream that produced nothing costs no Python object; one whose events
+are never read costs none either).  Call starts, ends and errors are applied to their
+stream at the step all the same, so `message()` and `finish()` never depend on reading.
+Streams are independent: each is a StreamParser of its own (same format, tools and
+options), added, finished or cancelled on its own.  `add` returns the stream's slot;
+`feed_slots(slots, token_ids)` takes slots instead of request ids and skips the id
+lookups (for a scheduler that keeps them).
 
 A BatchParser is driven from one thread at a time (a serving loop's step); streams of
 different BatchParsers, or StreamParsers, may run in other threads at once.
@@ -22,7 +26,7 @@ import array
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from ._core import NativeStream, feed_token_batch
+from ._core import BatchEvents, NativeBatch, NativeStream
 from .events import Event
 from .formats import Format, get_format
 from .message import Message
@@ -56,7 +60,7 @@ class BatchParser:
             "id_factory": id_factory,
         }
         self._parsers: list[StreamParser | None] = []
-        self._streams: list[NativeStream | None] = []  # the core streams, by slot
+        self._native = NativeBatch()  # the core streams, by slot
         self._request_ids: list[Hashable | None] = []
         self._slots: dict[Hashable, int] = {}
         self._free: list[int] = []
@@ -75,10 +79,11 @@ class BatchParser:
         slot = self._free.pop() if self._free else len(self._parsers)
         if slot == len(self._parsers):
             self._parsers.append(None)
-            self._streams.append(None)
             self._request_ids.append(None)
+        stream = parser._stream
+        assert isinstance(stream, NativeStream)  # the engine asked for above
+        self._native.set(slot, stream)
         self._parsers[slot] = parser
-        self._streams[slot] = parser._stream  # type: ignore[assignment]  # native engine
         self._request_ids[slot] = request_id
         self._slots[request_id] = slot
         return slot
@@ -95,26 +100,22 @@ class BatchParser:
         """The message of a request so far."""
         return self.parser(request_id).message
 
-    def feed(
-        self, request_ids: Sequence[Hashable], token_ids: Sequence[int] | Any
-    ) -> list[tuple[Hashable, list[Event]]]:
+    def feed(self, request_ids: Sequence[Hashable], token_ids: Sequence[int] | Any) -> BatchEvents:
         """One decode step: request_ids[k] gets token token_ids[k] (each request at most
-        once).  Returns (request id, events) for the requests that produced events."""
+        once).  Iterating the result gives (request id, events) for the requests that
+        produced events.  Nothing is fed when a request, a token id or a stream is not
+        usable (ValueError, or KeyError for an unknown request)."""
+        keys = tuple(request_ids)
         try:
-            slots = array.array("I", [self._slots[r] for r in request_ids])
+            slots = array.array("I", [self._slots[r] for r in keys])
         except KeyError as error:
             raise KeyError(f"no stream for request {error.args[0]!r}") from None
-        ids = self._request_ids
-        return [(ids[slot], events) for slot, events in self.feed_slots(slots, token_ids)]
+        return self._native.feed(self.vocab.native, slots, token_ids, keys)
 
-    def feed_slots(
-        self, slots: Sequence[int] | Any, token_ids: Sequence[int] | Any
-    ) -> list[tuple[int, list[Event]]]:
-        """feed() by slot (as add() returned them): (slot, events) pairs."""
-        pairs: list[tuple[int, list[Event]]] = feed_token_batch(
-            self._streams, self.vocab.native, slots, token_ids
-        )
-        return pairs
+    def feed_slots(self, slots: Sequence[int] | Any, token_ids: Sequence[int] | Any) -> BatchEvents:
+        """feed() by slot (as add() returned them): iterating the result gives (slot,
+        events).  slots and token_ids may be any buffers of integers (array, numpy)."""
+        return self._native.feed(self.vocab.native, slots, token_ids)
 
     def finish(self, request_id: Hashable, reason: str = "stop") -> list[Event]:
         """Ends a request's stream (End last, with its message) and removes it."""
@@ -129,6 +130,8 @@ class BatchParser:
 
     def remove(self, request_id: Hashable) -> None:
         """Drops a request's stream without finishing it."""
-        slot = self._slots.pop(request_id)
-        self._parsers[slot] = self._streams[slot] = self._request_ids[slot] = None
+        slot = self._slots[request_id]
+        self._native.set(slot, None)
+        del self._slots[request_id]
+        self._parsers[slot] = self._request_ids[slot] = None
         self._free.append(slot)
