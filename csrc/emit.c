@@ -42,6 +42,8 @@ struct tp_emitter {
     tp_buf arena;
     tp_json *scanner; /* for typing parameter values */
     int repair;       /* repair mode: arguments are held, salvageable calls reported */
+    uint64_t max_argument_bytes, max_tool_calls;
+    int stopped; /* a limit was met */
 };
 
 static const uint32_t string_only[1] = {TP_TYPE_STRING};
@@ -58,6 +60,8 @@ tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out) {
     if (!e) return TP_ERR_NOMEM;
     e->tools = tools;
     e->repair = repair;
+    e->max_argument_bytes = TP_DEFAULT_MAX_ARGUMENT_BYTES;
+    e->max_tool_calls = TP_DEFAULT_MAX_TOOL_CALLS;
     if (tp_json_new(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, &e->scanner) != TP_OK) {
         free(e);
         return TP_ERR_NOMEM;
@@ -88,6 +92,19 @@ void tp_emitter_reset(tp_emitter *e) {
     e->offset = 0;
     e->n_events = 0;
     e->arena.len = 0;
+    e->stopped = 0;
+}
+
+void tp_emitter_set_limits(tp_emitter *e, uint64_t max_argument_bytes, uint64_t max_tool_calls) {
+    e->max_argument_bytes = max_argument_bytes;
+    e->max_tool_calls = max_tool_calls;
+}
+
+int tp_emitter_stopped(const tp_emitter *e) { return e->stopped; }
+
+size_t tp_emitter_held_bytes(const tp_emitter *e) {
+    const call_state *c = &e->call;
+    return e->capture.len + c->args.len + c->pending.len + c->name.len + c->carried_id.len;
 }
 
 void tp_emitter_free(tp_emitter *e) {
@@ -169,6 +186,31 @@ static tp_status push_error(tp_emitter *e, uint32_t kind, uint32_t msg, int32_t 
     return TP_OK;
 }
 
+/* A limit was met: report it (msg names it), then emit nothing more and let go of what
+ * the open call held. */
+static tp_status stop_at_limit(tp_emitter *e, uint32_t msg) {
+    call_state *c = &e->call;
+    int32_t index = c->active && !c->dead ? c->index : -1;
+    TRY(push_error(e, TP_PE_LIMIT, msg, index, e->offset, NULL, 0));
+    e->stopped = 1;
+    e->depth = 0;
+    c->active = 0;
+    tp_buf_free(&c->args);
+    tp_buf_free(&c->pending);
+    tp_buf_free(&c->name);
+    tp_buf_free(&c->carried_id);
+    tp_buf_free(&e->capture);
+    return TP_OK;
+}
+
+/* The longest start of a UTF-8 text that ends on a character boundary and is at most max
+ * bytes long. */
+static size_t whole_characters(const uint8_t *text, size_t n, size_t max) {
+    if (n <= max) return n;
+    while (max > 0 && (text[max] & 0xC0) == 0x80) max--;
+    return max;
+}
+
 /* -- the call --------------------------------------------------------------------------- */
 
 static tp_status call_error(tp_emitter *e, uint32_t kind, uint32_t msg, const uint8_t *detail,
@@ -179,7 +221,14 @@ static tp_status call_error(tp_emitter *e, uint32_t kind, uint32_t msg, const ui
 
 static tp_status args(tp_emitter *e, const uint8_t *text, size_t n) {
     call_state *c = &e->call;
+    size_t room;
     if (!c->active || c->dead || n == 0) return TP_OK;
+    room = e->max_argument_bytes > c->args.len ? (size_t)(e->max_argument_bytes - c->args.len) : 0;
+    if (TP_UNLIKELY(n > room)) { /* what fits goes out, then the limit: the same at any chunking */
+        size_t fits = whole_characters(text, n, room);
+        if (fits) TRY(args(e, text, fits));
+        return stop_at_limit(e, TP_MSG_LIMIT_ARGUMENT);
+    }
     TRY(tp_buf_append(&c->args, text, n));
     if (e->repair) return TP_OK; /* held: sent whole (or repaired) when the call ends */
     if (c->index < 0) return tp_buf_append(&c->pending, text, n);
@@ -226,6 +275,7 @@ static int streams(const tp_emitter *e, const frame *f) {
 tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_t pos) {
     frame *f;
     call_state *c = &e->call;
+    if (e->stopped) return TP_OK;
     e->offset = pos;
     if (e->depth == e->frames_cap) {
         size_t cap = e->frames_cap ? e->frames_cap * 2 : 8;
@@ -356,7 +406,7 @@ static tp_status stream_piece(tp_emitter *e, frame *f, const uint8_t *data, size
 
 tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
     frame *f;
-    if (e->depth == 0 || n == 0) return TP_OK;
+    if (e->stopped || e->depth == 0 || n == 0) return TP_OK;
     f = &e->frames[e->depth - 1];
     if (f->decode == TP_DECODE_JSON_STRING &&
         (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT)) {
@@ -367,8 +417,10 @@ tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
         return st;
     }
     if (streams(e, f)) return stream_piece(e, f, data, n);
-    if (f->role != TP_ROLE_TOOL_CALL) return tp_buf_append(&e->capture, data, n);
-    return TP_OK;
+    if (f->role == TP_ROLE_TOOL_CALL) return TP_OK;
+    if (TP_UNLIKELY(e->capture.len - f->cap_start + n > e->max_argument_bytes))
+        return stop_at_limit(e, TP_MSG_LIMIT_ARGUMENT); /* a name or value held whole */
+    return tp_buf_append(&e->capture, data, n);
 }
 
 /* Streams a piece of a streamed frame's text after what it holds back. */
@@ -389,6 +441,7 @@ static tp_status stream_piece(tp_emitter *e, frame *f, const uint8_t *data, size
 static tp_status announce(tp_emitter *e) {
     call_state *c = &e->call;
     if (!c->active || c->dead || !c->has_name || c->index >= 0) return TP_OK;
+    if ((uint64_t)e->next_index >= e->max_tool_calls) return stop_at_limit(e, TP_MSG_LIMIT_CALLS);
     c->index = e->next_index++;
     TRY(push_event(e, TP_EV_CALL_START, c->index, c->name.data, c->name.len, c->carried_id.data,
                    c->carried_id.len, NULL));
@@ -497,6 +550,7 @@ static tp_status finish_call(tp_emitter *e) {
     size_t used = 0;
     int valid;
     TRY(announce(e));
+    if (e->stopped) return TP_OK; /* announcing it met the limit on calls */
     if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
     if (c->params) TRY(args_str(e, "}"));
     else if (!c->has_args) TRY(args_str(e, "{}"));
@@ -547,6 +601,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
     const uint8_t *data;
     size_t n;
     tp_status st = TP_OK;
+    if (e->stopped) return TP_OK;
     e->offset = pos;
     if (e->depth == 0) return TP_OK;
     f = e->frames[--e->depth];
@@ -602,17 +657,23 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         else st = typed_value(e, data, n);
         c->in_param = 0;
     }
+    if (e->stopped) return st; /* it met a limit and let go of its captures */
     /* an enclosing name or id keeps the text (an id may hold the name) */
     if (!(e->depth > 0 && captures(e->frames[e->depth - 1].role))) e->capture.len = f.cap_start;
     return st;
 }
 
-tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint64_t offset) {
+tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint32_t limit_msg, uint64_t offset) {
     call_state *c = &e->call;
     int32_t index = -1;
     uint32_t msg = kind == TP_PE_INCOMPLETE ? TP_MSG_ENDED_INSIDE_CALL
                    : kind == TP_PE_INVALID_ARGUMENTS ? TP_MSG_INVALID_ARGUMENTS
-                   : kind == TP_PE_LIMIT ? TP_MSG_LIMIT : TP_MSG_UNEXPECTED;
+                                                     : TP_MSG_UNEXPECTED;
+    if (e->stopped) return TP_OK;
+    if (kind == TP_PE_LIMIT) {
+        e->offset = offset;
+        return stop_at_limit(e, limit_msg);
+    }
     if (c->active && kind == TP_PE_UNEXPECTED) {
         kind = TP_PE_INVALID_ARGUMENTS; /* inside a call envelope, bad input is a bad call */
         msg = TP_MSG_INVALID_ARGUMENTS;
@@ -623,6 +684,7 @@ tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint64_t offset) {
 }
 
 tp_status tp_emitter_abort(tp_emitter *e, uint32_t depth) {
+    if (e->stopped) return TP_OK;
     while (e->depth > depth) {
         frame f = e->frames[--e->depth];
         if (f.role == TP_ROLE_REASONING || f.role == TP_ROLE_CONTENT) TRY(flush_held(e, &f));

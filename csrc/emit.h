@@ -14,6 +14,12 @@ typedef struct tp_emitter tp_emitter;
 tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out);
 void tp_emitter_free(tp_emitter *e);
 void tp_emitter_reset(tp_emitter *e);
+/* Limits the emitter enforces (see tp_limits).  Meeting one stops it. */
+void tp_emitter_set_limits(tp_emitter *e, uint64_t max_argument_bytes, uint64_t max_tool_calls);
+/* A limit was met: the emitter ignores everything until reset. */
+int tp_emitter_stopped(const tp_emitter *e);
+/* Bytes held for the open call: its arguments, a captured name or value. */
+size_t tp_emitter_held_bytes(const tp_emitter *e);
 
 /* Events since the last tp_emitter_clear_events (borrowed, like their arena). */
 const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count);
@@ -26,7 +32,9 @@ void tp_emitter_prefetch(const tp_emitter *e);
 tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_t pos);
 tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n);
 tp_status tp_emitter_close(tp_emitter *e, uint64_t pos);
-tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint64_t offset);
+/* An error the parse found; msg names the limit when kind is TP_PE_LIMIT (which stops the
+ * emitter: nothing more is emitted). */
+tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint32_t msg, uint64_t offset);
 tp_status tp_emitter_abort(tp_emitter *e, uint32_t depth);
 
 /* The message so far: all content / reasoning bytes. */

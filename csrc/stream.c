@@ -237,6 +237,28 @@ const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_
 
 int tp_stream_is_finished(const tp_stream *s) { return s->finished; }
 
+void tp_limits_default(tp_limits *limits) {
+    limits->max_depth = TP_DEFAULT_MAX_DEPTH;
+    limits->max_argument_bytes = TP_DEFAULT_MAX_ARGUMENT_BYTES;
+    limits->max_pending_bytes = TP_DEFAULT_MAX_PENDING_BYTES;
+    limits->max_tool_calls = TP_DEFAULT_MAX_TOOL_CALLS;
+    limits->max_stream_bytes = 0;
+}
+
+tp_status tp_stream_set_limits(tp_stream *s, const tp_limits *limits) {
+    if (!limits) return TP_ERR_ARG;
+    if (s->finished || tp_vm_fed(s->vm) > 0) return TP_ERR_STATE;
+    if (limits->max_argument_bytes < 1 || limits->max_tool_calls < 1) return TP_ERR_ARG;
+    TRY_STREAM(tp_vm_set_limits(s->vm, limits->max_depth, limits->max_pending_bytes,
+                                limits->max_stream_bytes));
+    tp_emitter_set_limits(s->emitter, limits->max_argument_bytes, limits->max_tool_calls);
+    return TP_OK;
+}
+
+size_t tp_stream_held_bytes(const tp_stream *s) {
+    return tp_vm_held_bytes(s->vm) + tp_emitter_held_bytes(s->emitter);
+}
+
 size_t tp_stream_arena_length(const tp_stream *s) { return tp_emitter_arena_length(s->emitter); }
 
 void tp_stream_prefetch(const tp_stream *s) {

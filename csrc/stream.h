@@ -36,8 +36,31 @@ typedef enum tp_error_message {
     TP_MSG_UNKNOWN_TOOL = 6,
     TP_MSG_NO_NAME = 7,
     TP_MSG_NOT_AN_OBJECT = 8,
-    TP_MSG_LIMIT = 9
+    TP_MSG_LIMIT = 9,          /* the grammar made no progress for too many steps */
+    TP_MSG_LIMIT_DEPTH = 10,   /* the limits of tp_limits, in its order */
+    TP_MSG_LIMIT_ARGUMENT = 11,
+    TP_MSG_LIMIT_PENDING = 12,
+    TP_MSG_LIMIT_CALLS = 13,
+    TP_MSG_LIMIT_STREAM = 14
 } tp_error_message;
+
+/* Per-stream resource limits.  Exceeding one ends the parse: a TP_PE_LIMIT error naming
+ * it (the message id), nothing after it, the input after it ignored, the memory held for
+ * the undecided input and the open call released; what was complete before stands. */
+typedef struct tp_limits {
+    uint32_t max_depth;          /* JSON nesting, 1..TP_JSON_MAX_DEPTH_CEILING */
+    uint64_t max_argument_bytes; /* one call's arguments JSON, or one captured name/value */
+    uint64_t max_pending_bytes;  /* output held while the parse cannot decide yet */
+    uint64_t max_tool_calls;     /* calls per message */
+    uint64_t max_stream_bytes;   /* all output; 0: no limit */
+} tp_limits;
+
+#define TP_DEFAULT_MAX_DEPTH 128u
+#define TP_DEFAULT_MAX_ARGUMENT_BYTES (1u << 20)
+#define TP_DEFAULT_MAX_PENDING_BYTES (2u << 20)
+#define TP_DEFAULT_MAX_TOOL_CALLS 256u
+
+void tp_limits_default(tp_limits *limits);
 
 typedef struct tp_event {
     uint32_t kind;
@@ -93,6 +116,12 @@ tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint3
  * was fed; the same characters fed as ordinary tokens (or as text) stay text.  NULL
  * turns it off (the default). */
 tp_status tp_stream_set_special(tp_stream *s, const uint8_t *flags, uint32_t n_strings);
+/* Sets the stream's limits (before its first feed, or after a reset: else TP_ERR_STATE;
+ * a limit out of its range: TP_ERR_ARG).  A new stream has tp_limits_default's. */
+tp_status tp_stream_set_limits(tp_stream *s, const tp_limits *limits);
+/* Bytes the stream holds for input it has not decided yet and for the open call (its
+ * arguments, a captured name or value): what the limits bound. */
+size_t tp_stream_held_bytes(const tp_stream *s);
 /* The end of the response; cut_short when it was cut off (finish reason "length"). */
 tp_status tp_stream_finish(tp_stream *s, int cut_short);
 const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena);

@@ -16,6 +16,9 @@ enum { R_OK, R_NEED, R_FAIL };
 #define MAX_IDLE_STEPS (1u << 20)
 enum { LOG_OPEN, LOG_CLOSE, LOG_ERROR, LOG_ABORT, LOG_CONST };
 enum { SUB_NONE, SUB_UNTIL, SUB_JSON, SUB_CHARS };
+/* A failure that ends the parse: a stop's follow text did not come within the pending
+ * limit (whitespace after the marker is held while the stop is undecided). */
+#define FAIL_PENDING_LIMIT 0x100u
 
 typedef struct choice {
     uint32_t pc;
@@ -97,6 +100,9 @@ struct tp_vm {
     size_t emitted_log;
     uint64_t emitted_pos;
     uint32_t emit_tags;
+    /* limits (tp_limits); max_stream 0: none */
+    uint64_t max_pending, max_stream;
+    uint64_t follow_scanned; /* whitespace after the pending stop checked up to here */
 };
 
 #define TRY(expr)                          \
@@ -120,9 +126,10 @@ tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitt
             goto nomem;
     }
     for (k = 0; k < 3; k++) {
-        if (tp_json_new((tp_json_dialect)k, TP_JSON_DEFAULT_MAX_DEPTH, &vm->scanners[k]) != TP_OK)
+        if (tp_json_new((tp_json_dialect)k, TP_DEFAULT_MAX_DEPTH, &vm->scanners[k]) != TP_OK)
             goto nomem;
     }
+    vm->max_pending = TP_DEFAULT_MAX_PENDING_BYTES;
     /* the window always has storage, so offsets into it are never taken from NULL */
     vm->window.data = (uint8_t *)malloc(256);
     if (!vm->window.data) goto nomem;
@@ -166,7 +173,30 @@ tp_status tp_vm_set_special(tp_vm *vm, const uint8_t *flags, uint32_t n_strings)
     return TP_OK;
 }
 
+tp_status tp_vm_set_limits(tp_vm *vm, uint32_t max_depth, uint64_t max_pending,
+                           uint64_t max_stream) {
+    tp_json *scanners[3] = {NULL, NULL, NULL};
+    uint32_t k;
+    tp_status st = TP_OK;
+    if (max_depth < 1 || max_depth > TP_JSON_MAX_DEPTH_CEILING || max_pending < 1) return TP_ERR_ARG;
+    for (k = 0; k < 3 && st == TP_OK; k++) st = tp_json_new((tp_json_dialect)k, max_depth, &scanners[k]);
+    if (st != TP_OK) {
+        for (k = 0; k < 3; k++) tp_json_free(scanners[k]);
+        return st;
+    }
+    for (k = 0; k < 3; k++) {
+        tp_json_free(vm->scanners[k]);
+        vm->scanners[k] = scanners[k];
+    }
+    vm->max_pending = max_pending;
+    vm->max_stream = max_stream;
+    return TP_OK;
+}
+
+size_t tp_vm_held_bytes(const tp_vm *vm) { return vm->window.len; }
+
 tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset) {
+    if (vm->finished) return TP_OK; /* input is ignored now: nothing to mark */
     return stack_push(&vm->special_starts, &offset, sizeof offset);
 }
 
@@ -341,13 +371,16 @@ static int op_chars(tp_vm *vm, uint32_t string, uint32_t flags) {
 }
 
 /* After a stop's marker: optional whitespace, then one of its follow literals.
- * 1 yes, 0 no, -1 undecided until more input. */
-static int follows(const tp_vm *vm, const tp_stop *stop, uint64_t offset) {
-    uint64_t end = avail(vm);
+ * 1 yes, 0 no, -1 undecided until more input, -2 more whitespace than the pending limit. */
+static int follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
+    uint64_t end = avail(vm), marker_end = offset;
     uint32_t f;
     int undecided = 0;
     if (stop->n_follow == 0) return 1;
+    if (vm->follow_scanned > offset) offset = vm->follow_scanned; /* checked by a feed before */
     while (offset < end && is_ws(*at(vm, offset))) offset++;
+    vm->follow_scanned = offset;
+    if (offset - marker_end > vm->max_pending) return -2;
     for (f = 0; f < stop->n_follow; f++) {
         uint32_t len;
         const uint8_t *text = tp_program_string(vm->prog, stop->follow[f], &len);
@@ -381,6 +414,7 @@ static void hold_match(tp_vm *vm) {
     vm->pending.start += vm->scan_from;
     vm->pending.end += vm->scan_from;
     vm->has_pending = 1;
+    vm->follow_scanned = 0;
 }
 
 static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
@@ -399,6 +433,10 @@ static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
             int found = string_allowed(vm, candidate->marker, vm->pending.start)
                             ? follows(vm, candidate, vm->pending.end)
                             : 0;
+            if (found == -2) {
+                vm->pos = vm->pending.start; /* the text before the candidate is certain */
+                return fail_with(vm, FAIL_PENDING_LIMIT, vm->pending.start);
+            }
             if (found < 0) {
                 vm->pos = vm->pending.start; /* the text before the candidate is certain */
                 until_commit(vm, flags);
@@ -492,16 +530,26 @@ static int op_json(tp_vm *vm, uint32_t operand) {
 
 /* -- the loop ------------------------------------------------------------------------------ */
 
-/* A program that runs without end: the parse ends with a limit error. */
-static tp_status give_up(tp_vm *vm) {
+/* A limit was exceeded: the parse ends with a limit error (msg names the limit) where the
+ * output stopped being certain: what an open alternative had parsed is dropped. */
+static tp_status stop_at_limit(tp_vm *vm, uint32_t msg, uint64_t offset) {
+    if (vm->choices.len > vm->cut_level) restore(vm, &AT(vm->choices, choice, vm->cut_level));
     vm->choices.len = vm->recovers.len = 0;
     vm->cut_level = 0;
     vm->sub = SUB_NONE;
-    TRY(log_push(vm, LOG_ERROR, TP_PE_LIMIT, 0, vm->pos));
+    TRY(log_push(vm, LOG_ERROR, TP_PE_LIMIT, msg, offset));
     TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
     vm->tags = 0;
     vm->finished = 1;
     return TP_OK;
+}
+
+/* The furthest an alternative that is still open has looked past the certain output. */
+static uint64_t undecided_bytes(const tp_vm *vm, uint64_t reach) {
+    uint64_t front;
+    if (vm->choices.len <= vm->cut_level) return 0;
+    front = AT(vm->choices, choice, vm->cut_level).pos;
+    return reach > front ? reach - front : 0;
 }
 
 static tp_status run(tp_vm *vm) {
@@ -512,7 +560,7 @@ static tp_status run(tp_vm *vm) {
         uint32_t pc = vm->pc, op = code[pc];
         uint32_t a = pc + 1 < vm->n_code ? code[pc + 1] : 0;
         int r;
-        if (++idle > MAX_IDLE_STEPS) return give_up(vm);
+        if (++idle > MAX_IDLE_STEPS) return stop_at_limit(vm, TP_MSG_LIMIT, vm->pos);
         switch (op) {
         case TP_OP_LIT: r = op_lit(vm, a); break;
         case TP_OP_UNTIL: r = op_until(vm, a, code[pc + 2]); break;
@@ -620,6 +668,16 @@ static tp_status run(tp_vm *vm) {
             vm->finished = 1;
             continue;
         }
+        {
+            uint64_t reach = r == R_FAIL && vm->fail_offset > vm->pos ? vm->fail_offset : vm->pos;
+            if (TP_UNLIKELY(r == R_FAIL && vm->fail_kind == TP_PE_LIMIT)) /* nesting */
+                return stop_at_limit(vm, TP_MSG_LIMIT_DEPTH, vm->fail_offset);
+            if (TP_UNLIKELY(r == R_FAIL && vm->fail_kind == FAIL_PENDING_LIMIT))
+                return stop_at_limit(vm, TP_MSG_LIMIT_PENDING, vm->fail_offset);
+            if (TP_UNLIKELY(undecided_bytes(vm, reach) > vm->max_pending))
+                return stop_at_limit(vm, TP_MSG_LIMIT_PENDING,
+                                     AT(vm->choices, choice, vm->cut_level).pos);
+        }
         if (r == R_NEED) break;
         if (vm->pos > furthest) {
             furthest = vm->pos;
@@ -672,7 +730,7 @@ static tp_status drain(tp_vm *vm) {
             if (vm->emit_tags) vm->emit_tags--;
             break;
         case LOG_ERROR:
-            TRY(tp_emitter_error(vm->emitter, entry->a, entry->offset));
+            TRY(tp_emitter_error(vm->emitter, entry->a, entry->b, entry->offset));
             break;
         case LOG_CONST: /* text the grammar implies, at this point of the output */
             if (vm->emit_tags) {
@@ -724,20 +782,48 @@ static void trim(tp_vm *vm) {
     }
 }
 
+/* The parse is over: no input fed so far can be needed again. */
+static void release(tp_vm *vm) {
+    vm->base += vm->window.len;
+    vm->window.len = 0;
+    if (vm->window.cap > 4096) { /* give a grown window back; keep it if that fails */
+        uint8_t *small = (uint8_t *)realloc(vm->window.data, 256);
+        if (small) {
+            vm->window.data = small;
+            vm->window.cap = 256;
+        }
+    }
+    vm->pos = vm->emitted_pos = vm->base;
+    vm->choices.len = vm->log.len = vm->calls.len = vm->recovers.len = 0;
+    vm->cut_level = vm->emitted_log = 0;
+    vm->special_starts.len = 0;
+}
+
+/* After the VM ran: hand over what is certain, then forget what is not needed. */
+static tp_status settle(tp_vm *vm) {
+    TRY(drain(vm));
+    if (tp_emitter_stopped(vm->emitter)) vm->finished = 1; /* it met a limit */
+    if (vm->finished) release(vm);
+    else trim(vm);
+    return TP_OK;
+}
+
 tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len) {
+    int over = 0;
     if (vm->finished) return TP_OK; /* the parse is over: input is ignored */
+    if (vm->max_stream && len > vm->max_stream - avail(vm)) {
+        len = (size_t)(vm->max_stream - avail(vm)); /* parse up to the limit, then stop */
+        over = 1;
+    }
     TRY(tp_buf_append(&vm->window, data, len));
     TRY(run(vm));
-    TRY(drain(vm));
-    trim(vm);
-    return TP_OK;
+    if (over && !vm->finished) TRY(stop_at_limit(vm, TP_MSG_LIMIT_STREAM, vm->max_stream));
+    return settle(vm);
 }
 
 tp_status tp_vm_finish(tp_vm *vm, int cut_short) {
     vm->eof = 1;
     vm->cut_short = cut_short;
     TRY(run(vm));
-    TRY(drain(vm));
-    trim(vm);
-    return TP_OK;
+    return settle(vm);
 }

@@ -24,6 +24,12 @@ tp_status tp_vm_finish(tp_vm *vm, int cut_short);
  * copy is kept.  NULL turns the rule off.  The caller marks where special tokens start. */
 tp_status tp_vm_set_special(tp_vm *vm, const uint8_t *flags, uint32_t n_strings);
 tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset);
+/* Limits (see tp_limits): the JSON scanners' depth, how far an open alternative may look
+ * past the certain output, all input (0: no limit).  TP_ERR_ARG out of range. */
+tp_status tp_vm_set_limits(tp_vm *vm, uint32_t max_depth, uint64_t max_pending,
+                           uint64_t max_stream);
+/* Bytes of input held (not yet certain, or needed by an open alternative). */
+size_t tp_vm_held_bytes(const tp_vm *vm);
 /* Bytes fed so far (the offset the next byte will have). */
 uint64_t tp_vm_fed(const tp_vm *vm);
 /* Asks the cache for what the next feed touches first (no effect on the parse). */

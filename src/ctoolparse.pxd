@@ -124,6 +124,15 @@ cdef extern from "toolparse.h" nogil:
     const uint8_t *tp_stream_content(const tp_stream *s, size_t *len)
     const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present)
     int tp_stream_is_finished(const tp_stream *s)
+    ctypedef struct tp_limits:
+        uint32_t max_depth
+        uint64_t max_argument_bytes
+        uint64_t max_pending_bytes
+        uint64_t max_tool_calls
+        uint64_t max_stream_bytes
+    void tp_limits_default(tp_limits *limits)
+    tp_status tp_stream_set_limits(tp_stream *s, const tp_limits *limits)
+    size_t tp_stream_held_bytes(const tp_stream *s)
 
     # batch.h
     ctypedef struct tp_batch:

@@ -6,6 +6,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 import array as _array
 import json as _json
 
+from toolparse.limits import DEFAULT_LIMITS as _DEFAULT_LIMITS, LIMIT_NAMES as _LIMIT_NAMES
 from toolparse.message import ParseError as _ParseError, ToolCall as _ToolCall
 from toolparse.repair import repair_arguments as _repair_arguments
 
@@ -23,8 +24,8 @@ cdef tuple _ERROR_MESSAGES = (
     None,  # unknown tool: built with the name
     "the call has no name",
     "the arguments are not a JSON object",
-    "a resource limit was exceeded",
 )
+cdef int _FIRST_LIMIT_MESSAGE = 9  # TP_MSG_LIMIT: the limits' messages, in LIMIT_NAMES order
 
 
 cdef inline str _text(const uint8_t *arena, uint32_t off, uint32_t n):
@@ -169,22 +170,39 @@ cdef class NativeStream:
     cdef dict ids
     cdef readonly list tool_calls
     cdef readonly list errors
+    cdef readonly object limits
 
     def __cinit__(self, NativeProgram program not None, str entry not None, NativeTools tools,
-                  id_factory not None, bint repair=False):
+                  id_factory not None, bint repair=False, limits=None):
         data = entry.encode()
         self.program = program
         self.tools = tools
         self.id_factory = id_factory
+        self.limits = _DEFAULT_LIMITS if limits is None else limits
         _check(tp_stream_new(program._c, data, len(data),
                              tools._c if tools is not None else NULL,
                              _STREAM_REPAIR if repair else 0, &self._c))
+        self._set_limits()
         self.ids = {}
         self.tool_calls = []
         self.errors = []
 
     def __dealloc__(self):
         tp_stream_free(self._c)
+
+    cdef _set_limits(self):
+        cdef tp_limits c
+        limits = self.limits
+        c.max_depth = limits.max_depth
+        c.max_argument_bytes = limits.max_argument_bytes
+        c.max_pending_bytes = limits.max_pending_bytes
+        c.max_tool_calls = limits.max_tool_calls
+        c.max_stream_bytes = limits.max_stream_bytes or 0
+        _check(tp_stream_set_limits(self._c, &c))
+
+    def held_bytes(self):
+        """Bytes held for undecided input and the open call (what the limits bound)."""
+        return tp_stream_held_bytes(self._c)
 
     def reset(self):
         tp_stream_reset(self._c)
@@ -288,7 +306,10 @@ cdef class NativeStream:
             elif ev.kind == TP_EV_CALL_REPAIR:
                 self._repaired_call(ev, arena, out)
             else:
-                message = _ERROR_MESSAGES[ev.msg]
+                if ev.msg >= <uint32_t>_FIRST_LIMIT_MESSAGE:
+                    message = self.limits.message(_LIMIT_NAMES[ev.msg - _FIRST_LIMIT_MESSAGE])
+                else:
+                    message = _ERROR_MESSAGES[ev.msg]
                 if message is None:
                     message = f"{_text(arena, ev.text_off, ev.text_len)!r} is not one of the given tools"
                 error = _ParseError(_ERROR_KINDS[ev.code], message,

@@ -18,6 +18,7 @@ from .events import (
 )
 from .formats import FORMATS, Format, format_for_model, get_format
 from .guard import Decision, Guard, GuardPolicy, TurnReview
+from .limits import Limits
 from .message import Message, ParseError, ToolCall
 from .stream import StreamParser, parse
 from .validate import CallValidation, ToolValidator, ValidationIssue, ValidationReport
@@ -37,6 +38,7 @@ __all__ = [
     "Guard",
     "GuardPolicy",
     "JsonScanner",
+    "Limits",
     "MarkerMatcher",
     "MarkerTrie",
     "Message",

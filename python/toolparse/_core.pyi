@@ -2,6 +2,7 @@ import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
+from .limits import Limits
 from .message import Message, ParseError, ToolCall
 
 Dialect = Literal["strict", "lenient", "python"]
@@ -131,7 +132,10 @@ class NativeStream:
         tools: NativeTools | None,
         id_factory: Callable[[], str],
         repair: bool = False,
+        limits: Limits | None = None,
     ) -> None: ...
+    limits: Limits
+    def held_bytes(self) -> int: ...
     def reset(self) -> None: ...
     def feed(self, data: Data) -> list[Any]: ...
     def feed_tokens(self, vocab: NativeVocab, ids: Any) -> list[Any]: ...

@@ -29,6 +29,7 @@ from typing import Any
 from ._core import BatchEvents, NativeBatch, NativeStream
 from .events import Event
 from .formats import Format, get_format
+from .limits import Limits
 from .message import Message
 from .stream import StreamParser
 from .vocab import Vocab
@@ -46,6 +47,7 @@ class BatchParser:
         reasoning_in_prompt: bool | None = None,
         repair: bool = False,
         special_markers: bool = True,
+        limits: Limits | None = None,
         seed: int | None = None,
         id_factory: Callable[[], str] | None = None,
     ) -> None:
@@ -56,6 +58,7 @@ class BatchParser:
             "reasoning_in_prompt": reasoning_in_prompt,
             "repair": repair,
             "special_markers": special_markers,
+            "limits": limits,
             "seed": seed,
             "id_factory": id_factory,
         }

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from ._core import NativeStream, NativeTools
 from .events import End, Event
 from .formats import Format, get_format
+from .limits import DEFAULT_LIMITS, Limits
 from .message import Message
 from .reference.emitter import param_types
 from .reference.stream import ReferenceStream
@@ -108,8 +109,10 @@ class StreamParser:
         repair: bool = False,
         vocab: Vocab | None = None,
         special_markers: bool = True,
+        limits: Limits | None = None,
     ) -> None:
         self.format = get_format(format)
+        self.limits = DEFAULT_LIMITS if limits is None else limits
         self.vocab = vocab
         self.special_markers = special_markers and vocab is not None
         if repair and self.format.repair_grammar is None:
@@ -138,11 +141,17 @@ class StreamParser:
                 self._native_tools,
                 ids,
                 self.repair,
+                self.limits,
             )
         else:
             reference = self.format.repair_program if self.repair else None
             self._stream = ReferenceStream(
-                reference or self.format.program, self._entry, self.tools, ids, self.repair
+                reference or self.format.program,
+                self._entry,
+                self.tools,
+                ids,
+                self.repair,
+                self.limits,
             )
         if self.special_markers:
             assert self.vocab is not None
@@ -153,6 +162,13 @@ class StreamParser:
     def feed(self, text: str | bytes) -> list[Event]:
         """Feeds the next piece of output; returns the events it made certain."""
         return self._stream.feed(text)
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes the parser holds for output it has not decided yet and for the open call
+        (its arguments, a name or value held whole): what `limits` bound."""
+        held: int = self._stream.held_bytes()
+        return held
 
     def feed_tokens(self, ids: int | Iterable[int] | Any) -> list[Event]:
         """Feeds the next token ids (an int, a sequence, or a buffer such as a numpy array):
@@ -200,6 +216,7 @@ def parse(
     id_factory: Callable[[], str] | None = None,
     repair: bool = False,
     finish_reason: str = "stop",
+    limits: Limits | None = None,
 ) -> Message:
     """The whole response at once: the same Message as feeding it and finishing with
     finish_reason ("length" for an output cut short)."""
@@ -211,6 +228,7 @@ def parse(
         seed=seed,
         id_factory=id_factory,
         repair=repair,
+        limits=limits,
     )
     parser.feed(text)
     parser.finish(finish_reason)

@@ -19,6 +19,7 @@ from ..events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from ..limits import DEFAULT_LIMITS, Limits
 from ..message import ParseError, ToolCall
 from ..repair import repair_arguments
 from .gemmavalue import gemma_value_to_json
@@ -33,7 +34,6 @@ _ERROR_MESSAGES = {
     "incomplete": "the stream ended inside a tool call",
     "invalid_arguments": "the tool call's arguments are not valid",
     "unexpected": "input the format does not accept here",
-    "limit": "a resource limit was exceeded",
 }
 
 
@@ -234,6 +234,7 @@ class _Call:
     carried_id: str | None = None
     dead: bool = False
     args_parts: list[str] = field(default_factory=list)
+    args_bytes: int = 0  # UTF-8 bytes of args_parts
     pending_args: list[str] = field(default_factory=list)  # before the name is known
     has_args: bool = False
     begun: bool = False  # the arguments have begun: the call is announced once named
@@ -252,8 +253,11 @@ class Emitter:
         id_factory: Callable[[], str],
         *,
         repair: bool = False,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.types = param_types(tools)
+        self.limits = limits
+        self.stopped = False  # a limit was met: nothing more is emitted
         self.repair = repair  # hold arguments; salvage what needs it (toolparse.repair)
         self.known_tools = set(self.types) if tools is not None else None
         self.id_factory = id_factory
@@ -271,6 +275,8 @@ class Emitter:
 
     def apply(self, ops: list[tuple[Any, ...]], out: list[Any]) -> None:
         for op in ops:
+            if self.stopped:
+                return
             kind = op[0]
             if kind == "text":
                 self._text(op[1], out)
@@ -281,7 +287,7 @@ class Emitter:
                 self.offset = op[1]
                 self._close(out)
             elif kind == "error":
-                self._error(op[1], op[2], out)
+                self._error(op[1], op[2], out, *op[3:])
             else:  # abort
                 while len(self.frames) > op[1]:
                     self._abort_frame(out)
@@ -328,6 +334,9 @@ class Emitter:
             if whole:
                 self._stream(frame, whole.decode("utf-8", "replace"), out)
         elif role != "tool_call":
+            if len(frame.data) + len(data) > self.limits.max_argument_bytes:
+                self._stop_at_limit("max_argument_bytes", out)  # a name or value held whole
+                return
             frame.data += data
 
     def _streams_param(self, frame: _Frame) -> bool:
@@ -422,6 +431,9 @@ class Emitter:
         call = self.call
         if call is None or call.dead or call.name is None or call.index is not None:
             return
+        if self.next_index >= self.limits.max_tool_calls:
+            self._stop_at_limit("max_tool_calls", out)
+            return
         call.index = self.next_index
         self.next_index += 1
         call_id = call.carried_id or self.id_factory()
@@ -435,6 +447,16 @@ class Emitter:
         call = self.call
         if call is None or call.dead or not text:
             return
+        data = text.encode()
+        room = self.limits.max_argument_bytes - call.args_bytes
+        if len(data) > room:  # what fits goes out, then the limit: the same at any chunking
+            while room > 0 and data[room] & 0xC0 == 0x80:
+                room -= 1
+            if room:
+                self._args(data[:room].decode(), out)
+            self._stop_at_limit("max_argument_bytes", out)
+            return
+        call.args_bytes += len(data)
         call.args_parts.append(text)
         if self.repair:
             return  # held: sent whole (or repaired) when the call ends
@@ -453,6 +475,8 @@ class Emitter:
 
     def _finish_call(self, call: _Call, out: list[Any]) -> None:
         self._announce(out)
+        if self.stopped:
+            return  # announcing it met the limit on calls
         if call.name is None:
             self._call_error("invalid_arguments", "the call has no name", out)
             return
@@ -493,7 +517,31 @@ class Emitter:
         out.append(error)
         call.dead = True
 
-    def _error(self, kind: str, offset: int, out: list[Any]) -> None:
+    def _stop_at_limit(self, limit: str, out: list[Any]) -> None:
+        """A limit was met: report it, then emit nothing more and drop the open call."""
+        call = self.call
+        index = call.index if call is not None and not call.dead else None
+        error = ParseError("limit", self.limits.message(limit), index, self.offset)
+        self.errors.append(error)
+        out.append(error)
+        self.stopped = True
+        self.frames.clear()
+        self.call = None
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes held for the open call: its arguments, names and values held whole."""
+        call = self.call
+        held = sum(len(frame.data) for frame in self.frames)
+        if call is not None:
+            held += call.args_bytes + sum(len(p.encode()) for p in call.pending_args)
+        return held
+
+    def _error(self, kind: str, offset: int, out: list[Any], limit: str | None = None) -> None:
+        if limit is not None:  # the parse met a limit
+            self.offset = offset
+            self._stop_at_limit(limit, out)
+            return
         call = self.call
         if call is not None and kind == "unexpected":
             kind = "invalid_arguments"  # inside a call envelope, bad input is a bad call
@@ -515,5 +563,7 @@ class Emitter:
 
     def abort_all(self, out: list[Any]) -> None:
         """The end of the stream: tags still open end without closing."""
+        if self.stopped:
+            return
         while self.frames:
             self._abort_frame(out)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._common import as_bytes
 from ..grammar import Program
+from ..limits import DEFAULT_LIMITS, Limits
 from .emitter import Emitter
 from .vm import VM
 
@@ -23,8 +24,10 @@ class ReferenceStream:
         tools: list[dict[str, Any]] | None,
         id_factory: Callable[[], str],
         repair: bool = False,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._program = program
+        self._limits = limits
         self._repair = repair
         self._special: bytes | None = None
         self._entry = entry
@@ -33,9 +36,11 @@ class ReferenceStream:
         self.reset()
 
     def reset(self) -> None:
-        self._vm = VM(self._program, self._entry)
+        self._vm = VM(self._program, self._entry, self._limits)
         self._vm.set_special(self._special)
-        self._emitter = Emitter(self._tools, self._id_factory, repair=self._repair)
+        self._emitter = Emitter(
+            self._tools, self._id_factory, repair=self._repair, limits=self._limits
+        )
         self._finished = False
 
     def feed(self, data: str | bytes) -> list[Any]:
@@ -43,6 +48,8 @@ class ReferenceStream:
             raise ValueError("feed() after finish(); call reset() for the next response")
         out: list[Any] = []
         self._emitter.apply(self._vm.feed(as_bytes(data)), out)
+        if self._emitter.stopped:
+            self._vm.release()  # it met a limit: the parse is over
         return out
 
     def set_special(self, flags: bytes | None) -> None:
@@ -66,7 +73,12 @@ class ReferenceStream:
         out: list[Any] = []
         self._emitter.apply(self._vm.finish(cut_short=cut_short), out)
         self._emitter.abort_all(out)
+        self._vm.release()
         return out
+
+    def held_bytes(self) -> int:
+        """Bytes held for undecided input and the open call (what the limits bound)."""
+        return self._vm.held_bytes + self._emitter.held_bytes
 
     def content(self) -> str:
         return "".join(self._emitter.content)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import grammar as g
+from ..limits import DEFAULT_LIMITS, MAX_IDLE_STEPS, Limits
 from .json import Dialect, JsonScanner
 from .trie import MarkerMatcher, MarkerTrie
 
@@ -26,11 +27,6 @@ _WS = frozenset(b" \t\r\n")
 _DIALECTS: tuple[Dialect, ...] = ("strict", "lenient", "python")
 
 NEED_MORE = object()
-
-# Instructions in a row without the parse getting further into the input: a compiled
-# grammar stays far below (no left recursion, no empty repetition); only a corrupt
-# program loops, and then the parse ends with a "limit" error instead of hanging.
-MAX_IDLE_STEPS = 1 << 20
 
 Op = tuple[Any, ...]
 
@@ -61,6 +57,7 @@ class _UntilState:
     fed_to: int  # absolute offset up to which the matcher has been fed
     pending: list[tuple[int, int, int]]  # matches reported and not yet decided
     cut_done: bool = False
+    follow_scanned: int = 0  # whitespace after the pending stop checked up to here
 
 
 @dataclass
@@ -78,7 +75,7 @@ class _JsonState:
 class VM:
     """One parse of one stream."""
 
-    def __init__(self, program: g.Program, entry: str, *, max_window: int = 1 << 24) -> None:
+    def __init__(self, program: g.Program, entry: str, limits: Limits = DEFAULT_LIMITS) -> None:
         if entry not in program.entries:
             raise ValueError(f"the program has no entry {entry!r}")
         self.code = program.code
@@ -90,7 +87,7 @@ class VM:
         self.special_starts: list[int] = []
         self.stopsets = program.stopsets
         self.tries = [MarkerTrie([s.marker for s in stops]) for stops in program.stopsets]
-        self.max_window = max_window
+        self.limits = limits
         self.window = bytearray()
         self.base = 0  # absolute offset of window[0]
         self.eof = False
@@ -125,9 +122,17 @@ class VM:
     def feed(self, data: bytes) -> list[Op]:
         if self.finished:
             return []  # the parse is over (it ended or failed for good): input is ignored
+        limit = self.limits.max_stream_bytes
+        over = limit is not None and self.avail + len(data) > limit
+        if over:
+            assert limit is not None
+            data = data[: limit - self.avail]  # parse up to the limit, then stop
         self.window += data
         self._run()
-        return self._drain()
+        if over and not self.finished:
+            assert limit is not None
+            self._stop_at_limit("max_stream_bytes", limit)
+        return self._settle()
 
     def finish(self, *, cut_short: bool = False) -> list[Op]:
         """The end of the input; cut_short: the output was cut off (finish reason "length"),
@@ -135,7 +140,34 @@ class VM:
         self.eof = True
         self.cut_short = cut_short
         self._run()
-        return self._drain()
+        return self._settle()
+
+    def _settle(self) -> list[Op]:
+        ops = self._drain()
+        if self.finished:
+            self.release()
+        else:
+            self._trim_window()
+        return ops
+
+    def release(self) -> None:
+        """The parse is over (or the event builder met a limit): no input fed so far can
+        be needed again."""
+        self.finished = True
+        self.base += len(self.window)
+        self.window = bytearray()
+        self.pos = self.emitted_pos = self.base
+        self.choices.clear()
+        self.log.clear()
+        self.calls.clear()
+        self.recovers.clear()
+        self.cut_level = self.emitted_log = 0
+        self.special_starts.clear()
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of input held (not yet certain, or needed by an open alternative)."""
+        return len(self.window)
 
     def _byte(self, offset: int) -> int:
         return self.window[offset - self.base]
@@ -154,7 +186,7 @@ class VM:
             op = code[pc]
             idle += 1
             if idle > MAX_IDLE_STEPS:
-                self._give_up()
+                self._stop_at_limit("max_steps", self.pos)
                 break
             if op == g.OP_LIT:
                 result = self._lit(code[pc + 1])
@@ -171,6 +203,17 @@ class VM:
             else:
                 self._control(op, pc)
                 continue
+            if isinstance(result, tuple) and result[0] in ("limit", "pending_limit"):
+                self._stop_at_limit(
+                    "max_depth" if result[0] == "limit" else "max_pending_bytes", result[1]
+                )
+                break
+            reach = max(self.pos, result[1]) if isinstance(result, tuple) else self.pos
+            if len(self.choices) > self.cut_level:
+                front = self.choices[self.cut_level].pos
+                if reach - front > self.limits.max_pending_bytes:
+                    self._stop_at_limit("max_pending_bytes", front)
+                    break
             if result is NEED_MORE:
                 break
             if self.pos > furthest:
@@ -180,7 +223,6 @@ class VM:
             else:
                 assert isinstance(result, tuple)
                 self._fail(*result)
-        self._trim_window()
 
     def _control(self, op: int, pc: int) -> None:
         code = self.code
@@ -246,13 +288,16 @@ class VM:
         self.cut_level = min(self.cut_level, len(self.choices))
         return choice
 
-    def _give_up(self) -> None:
-        """A program that runs without end: the parse ends with a limit error."""
+    def _stop_at_limit(self, limit: str, offset: int) -> None:
+        """A limit was exceeded: the parse ends with a limit error where the output stopped
+        being certain (what an open alternative had parsed is dropped)."""
+        if len(self.choices) > self.cut_level:
+            self._restore(self.choices[self.cut_level])
         self.choices.clear()
         self.cut_level = 0
         self.recovers.clear()
         self.sub = None
-        self.log.append(("error", self.pos, "limit", self.pos))
+        self.log.append(("error", self.pos, "limit", offset, limit))
         self.log.append(("abort", self.pos, 0))
         self.tags = 0
         self.finished = True
@@ -342,6 +387,8 @@ class VM:
         self.special_strings = frozenset(k for k, f in enumerate(flags or b"") if f)
 
     def mark_special(self, offset: int) -> None:
+        if self.finished:
+            return  # input is ignored now: nothing to mark
         self.special_starts.append(offset)
 
     @property
@@ -375,10 +422,13 @@ class VM:
                 marker_id, start, end = state.pending[0]
                 stop = stops[marker_id]
                 found = (
-                    self._follows(stop.follow, end)
+                    self._follows(stop.follow, end, state)
                     if self._allowed(self.string_index[stop.marker], start)
                     else False
                 )
+                if found == "limit":
+                    self.pos = start  # the text before the candidate stop is certain
+                    return ("pending_limit", start)
                 if found is NEED_MORE:
                     self.pos = start  # the text before the candidate stop is certain
                     return self._until_wait(state, flags)
@@ -388,14 +438,17 @@ class VM:
                 state.matcher.reset()
                 state.scan_from = state.fed_to = start + 1
                 state.pending = []
+                state.follow_scanned = 0
             if state.fed_to < self.avail:
                 data = self._slice(state.fed_to, self.avail)
                 state.fed_to = self.avail
                 state.pending = self._absolute(state, state.matcher.feed(data))
+                state.follow_scanned = 0
                 if state.pending:
                     continue
             if self.eof and not state.matcher.finished:
                 state.pending = self._absolute(state, state.matcher.finish())
+                state.follow_scanned = 0
                 if state.pending:
                     continue
             break
@@ -428,12 +481,18 @@ class VM:
         self.sub = None
         return True
 
-    def _follows(self, follow: tuple[bytes, ...], offset: int) -> object:
-        """After a stop's marker: optional whitespace, then one of follow (if any)."""
+    def _follows(self, follow: tuple[bytes, ...], offset: int, state: _UntilState) -> object:
+        """After a stop's marker: optional whitespace, then one of follow (if any); "limit"
+        when the whitespace runs longer than the pending limit."""
         if not follow:
             return True
+        marker_end = offset
+        offset = max(offset, state.follow_scanned)  # checked by a feed before
         while offset < self.avail and self._byte(offset) in _WS:
             offset += 1
+        state.follow_scanned = offset
+        if offset - marker_end > self.limits.max_pending_bytes:
+            return "limit"
         have = self._slice(offset, min(self.avail, offset + max(map(len, follow))))
         undecided = False
         for text in follow:
@@ -449,7 +508,7 @@ class VM:
         state = self.sub
         if not isinstance(state, _JsonState):
             dialect: Dialect = _DIALECTS[operand & 0xFF]
-            state = _JsonState(JsonScanner(dialect), self.pos)
+            state = _JsonState(JsonScanner(dialect, self.limits.max_depth), self.pos)
             self.sub = state
         kind = operand >> 8 & 0xFF
         if not state.kind_checked and kind != g.JSON_ANY:
@@ -516,8 +575,8 @@ class VM:
             elif kind == "close":
                 ops.append(("close", entry[1]))
                 self.emit_tags -= 1
-            elif kind == "error":
-                ops.append(("error", entry[2], entry[3]))
+            elif kind == "error":  # (kind, offset), and the limit's name for a limit
+                ops.append(("error", *entry[2:]))
             elif kind == "const":  # text the grammar implies, at this point of the output
                 if self.emit_tags:
                     ops.append(("text", entry[2]))
