@@ -14,6 +14,7 @@ typedef struct tp_buf {
 
 /* Appends n bytes; TP_ERR_NOMEM when growing fails (the buffer is unchanged). */
 static inline tp_status tp_buf_append(tp_buf *b, const void *src, size_t n) {
+    if (n == 0) return TP_OK; /* (an empty buffer's data may be NULL: no offset from it) */
     if (n > b->cap - b->len) {
         size_t cap = b->cap ? b->cap : 64;
         uint8_t *grown;

@@ -135,7 +135,7 @@ void tp_emitter_prefetch(const tp_emitter *e) {
     TP_PREFETCH(e->frames);
     TP_PREFETCH(e->events);
     TP_PREFETCH(e->arena.data);
-    TP_PREFETCH(e->content.data + e->content.len);
+    if (e->content.data) TP_PREFETCH(e->content.data + e->content.len);
 }
 
 void tp_emitter_clear_events(tp_emitter *e) {
@@ -606,7 +606,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
     if (e->depth == 0) return TP_OK;
     f = e->frames[--e->depth];
     TRY(flush_held(e, &f));
-    data = e->capture.data + f.cap_start;
+    data = e->capture.data ? e->capture.data + f.cap_start : (const uint8_t *)"";
     n = e->capture.len - f.cap_start;
     if (f.role == TP_ROLE_TOOL_CALL) {
         if (c->active && !c->dead) st = finish_call(e);
