@@ -72,6 +72,7 @@ size_t tp_utf8_char(const uint8_t *s, size_t n, size_t *bad) {
 tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     size_t k = 0, run = 0;
+    if (n == 0) return TP_OK; /* s may be NULL then: no offset from it */
     while (k < n) {
         uint8_t b = s[k];
         char esc[6];

@@ -218,6 +218,49 @@ class _JsonStringText:
         return bytes(out)
 
 
+def _hex4(data: bytes) -> int:
+    value = 0
+    for b in data:
+        value = value << 4 | _HEX_VALUES.get(b, 0)
+    return value
+
+
+def json_string_value(token: bytes) -> bytes:
+    """The value of a JSON string token a scanner accepted (any dialect: raw control
+    characters and other escapes stay as written), as UTF-8 bytes, decoded the way
+    csrc/text.c's tp_json_string_decode does: a lone surrogate escape is encoded as it is,
+    which a later decode with "replace" turns into U+FFFD."""
+    n = len(token)
+    k = token.find(b'"') + 1 if b'"' in token else n
+    out = bytearray()
+    while k < n and token[k] != 0x22:
+        if token[k] != 0x5C:  # not a backslash
+            end = k
+            while end < n and token[end] not in b'"\\':
+                end += 1
+            out += token[k:end]
+            k = end
+            continue
+        if k + 1 >= n:
+            break
+        escape = token[k + 1]
+        if escape == ord("u"):
+            if k + 6 > n:
+                return bytes(out)
+            cp = _hex4(token[k + 2 : k + 6])
+            k += 6
+            if 0xD800 <= cp <= 0xDBFF and token[k : k + 2] == b"\\u" and k + 6 <= n:
+                low = _hex4(token[k + 2 : k + 6])
+                if 0xDC00 <= low <= 0xDFFF:
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
+                    k += 6
+            out += chr(cp).encode("utf-8", "surrogatepass")
+            continue
+        out += chr(_JSON_ESCAPES.get(escape, escape)).encode("utf-8", "surrogatepass")
+        k += 2
+    return bytes(out)
+
+
 @dataclass
 class _Frame:
     role: str
@@ -403,8 +446,7 @@ class Emitter:
     @staticmethod
     def _decode(frame: _Frame) -> str:
         if frame.decode == g.DECODE_JSON_STRING:
-            value = json.loads(frame.data.decode("utf-8", "replace"))
-            return value if isinstance(value, str) else str(value)
+            return json_string_value(bytes(frame.data)).decode("utf-8", "replace")
         return frame.data.decode("utf-8", "replace")
 
     def _name(self, name: str, out: list[Any]) -> None:
