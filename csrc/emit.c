@@ -215,6 +215,7 @@ static size_t whole_characters(const uint8_t *text, size_t n, size_t max) {
 
 static tp_status call_error(tp_emitter *e, uint32_t kind, uint32_t msg, const uint8_t *detail,
                             size_t detail_len) {
+    if (e->stopped) return TP_OK; /* a limit ended the call and everything after it */
     e->call.dead = 1;
     return push_error(e, kind, msg, e->call.index, e->offset, detail, detail_len);
 }
@@ -554,6 +555,7 @@ static tp_status finish_call(tp_emitter *e) {
     if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
     if (c->params) TRY(args_str(e, "}"));
     else if (!c->has_args) TRY(args_str(e, "{}"));
+    if (e->stopped) return TP_OK; /* closing the arguments met the limit on their bytes */
     tp_json_reset(e->scanner);
     tp_json_feed(e->scanner, c->args.data, c->args.len, &used);
     valid = c->args.len > 0 && c->args.data[0] == '{' &&

@@ -343,6 +343,8 @@ def check_events(events: Sequence[Any], message: toolparse.Message) -> None:
     assert events and isinstance(events[-1], End), "the events do not end with End"
     assert all(not isinstance(e, End) for e in events[:-1]), "End before the last event"
     assert events[-1].message == message, "End's message is not the parser's"
+    limits = [k for k, e in enumerate(events) if isinstance(e, ParseError) and e.kind == "limit"]
+    assert not limits or limits == [len(events) - 2], "events after a limit error"
     content: list[str] = []
     reasoning: list[str] = []
     args: dict[int, list[str]] = {}

@@ -526,6 +526,8 @@ class Emitter:
             self._args("}", out)
         elif not call.has_args:
             self._args("{}", out)
+        if self.stopped:
+            return  # closing the arguments met the limit on their bytes
         arguments_json = "".join(call.args_parts)
         try:
             arguments = json.loads(arguments_json)
@@ -552,6 +554,8 @@ class Emitter:
 
     def _call_error(self, kind: str, message: str, out: list[Any]) -> None:
         """The open call is invalid: report it and drop the rest of it."""
+        if self.stopped:
+            return  # a limit ended the call and everything after it
         call = self.call
         assert call is not None
         error = ParseError(kind, message, call.index, self.offset)
