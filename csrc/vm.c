@@ -669,14 +669,16 @@ static tp_status run(tp_vm *vm) {
             continue;
         }
         {
+            /* the undecided output first: fed in pieces, it is met before anything the
+             * instruction finds further on (a failure's offset) */
             uint64_t reach = r == R_FAIL && vm->fail_offset > vm->pos ? vm->fail_offset : vm->pos;
+            if (TP_UNLIKELY(undecided_bytes(vm, reach) > vm->max_pending))
+                return stop_at_limit(vm, TP_MSG_LIMIT_PENDING,
+                                     AT(vm->choices, choice, vm->cut_level).pos);
             if (TP_UNLIKELY(r == R_FAIL && vm->fail_kind == TP_PE_LIMIT)) /* nesting */
                 return stop_at_limit(vm, TP_MSG_LIMIT_DEPTH, vm->fail_offset);
             if (TP_UNLIKELY(r == R_FAIL && vm->fail_kind == FAIL_PENDING_LIMIT))
                 return stop_at_limit(vm, TP_MSG_LIMIT_PENDING, vm->fail_offset);
-            if (TP_UNLIKELY(undecided_bytes(vm, reach) > vm->max_pending))
-                return stop_at_limit(vm, TP_MSG_LIMIT_PENDING,
-                                     AT(vm->choices, choice, vm->cut_level).pos);
         }
         if (r == R_NEED) break;
         if (vm->pos > furthest) {

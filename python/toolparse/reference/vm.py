@@ -203,17 +203,19 @@ class VM:
             else:
                 self._control(op, pc)
                 continue
-            if isinstance(result, tuple) and result[0] in ("limit", "pending_limit"):
-                self._stop_at_limit(
-                    "max_depth" if result[0] == "limit" else "max_pending_bytes", result[1]
-                )
-                break
+            # the undecided output first: fed in pieces, it is met before anything the
+            # instruction finds further on (a failure's offset)
             reach = max(self.pos, result[1]) if isinstance(result, tuple) else self.pos
             if len(self.choices) > self.cut_level:
                 front = self.choices[self.cut_level].pos
                 if reach - front > self.limits.max_pending_bytes:
                     self._stop_at_limit("max_pending_bytes", front)
                     break
+            if isinstance(result, tuple) and result[0] in ("limit", "pending_limit"):
+                self._stop_at_limit(
+                    "max_depth" if result[0] == "limit" else "max_pending_bytes", result[1]
+                )
+                break
             if result is NEED_MORE:
                 break
             if self.pos > furthest:
