@@ -1,6 +1,8 @@
 /* observe.c: event invariants and run summaries (see observe.h). */
 #include "observe.h"
 
+#include "text.h" /* tp_utf8_char: what "replace" decoding does, as the glue does it */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,38 +39,11 @@ static int bytes_equal(const fuzz_bytes *a, const fuzz_bytes *b) {
 
 /* -- UTF-8 as CPython's decoder with errors="replace" reads it ---------------------------- */
 
-/* Length of the valid character at s, or 0 with *bad the length of the ill-formed part
- * one U+FFFD replaces (the maximal subpart of a valid sequence, at least one byte). */
-static size_t utf8_char(const uint8_t *s, size_t n, size_t *bad) {
-    uint8_t lead = s[0], lo = 0x80, hi = 0xBF;
-    size_t need, k;
-    if (lead < 0x80) return 1;
-    if (lead < 0xC2 || lead > 0xF4) {
-        *bad = 1;
-        return 0;
-    }
-    need = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    if (lead == 0xE0) lo = 0xA0;
-    else if (lead == 0xED) hi = 0x9F;
-    else if (lead == 0xF0) lo = 0x90;
-    else if (lead == 0xF4) hi = 0x8F;
-    for (k = 1; k < need; k++) {
-        uint8_t b = k < n ? s[k] : 0;
-        if (k >= n || b < lo || b > hi) {
-            *bad = k;
-            return 0;
-        }
-        lo = 0x80;
-        hi = 0xBF;
-    }
-    return need;
-}
-
 static void append_shown(fuzz_bytes *out, const uint8_t *s, size_t n) {
     static const uint8_t replacement[3] = {0xEF, 0xBF, 0xBD};
     size_t k = 0;
     while (k < n) {
-        size_t bad = 0, len = utf8_char(s + k, n - k, &bad);
+        size_t bad = 0, len = tp_utf8_char(s + k, n - k, &bad);
         if (len) {
             fuzz_bytes_append(out, s + k, len);
             k += len;
