@@ -27,14 +27,7 @@ static inline tp_status tp_buf_append(tp_buf *b, const void *src, size_t n) {
         b->data = grown;
         b->cap = cap;
     }
-    if (n <= 16) { /* a token's few bytes: cheaper than a call to memcpy */
-        const uint8_t *from = (const uint8_t *)src;
-        uint8_t *to = b->data + b->len;
-        size_t k;
-        for (k = 0; k < n; k++) to[k] = from[k];
-    } else {
-        memcpy(b->data + b->len, src, n);
-    }
+    memcpy(b->data + b->len, src, n);
     b->len += n;
     return TP_OK;
 }
