@@ -44,7 +44,18 @@ struct tp_emitter {
     int repair;       /* repair mode: arguments are held, salvageable calls reported */
     uint64_t max_argument_bytes, max_tool_calls;
     int stopped; /* a limit was met */
+    /* Scratch for one piece of streamed text (escaped, decoded, joined to held bytes),
+     * kept between feeds so that no feed allocates. */
+    tp_buf escaped, decoded, joined;
 };
+
+/* Bigger scratch than this (a huge feed) is given back after use. */
+#define SCRATCH_KEEP 65536
+
+static void scratch_done(tp_buf *b) {
+    b->len = 0;
+    if (b->cap > SCRATCH_KEEP) tp_buf_free(b);
+}
 
 static const uint32_t string_only[1] = {TP_TYPE_STRING};
 static const uint32_t json_only[1] = {TP_TYPE_JSON};
@@ -118,6 +129,9 @@ void tp_emitter_free(tp_emitter *e) {
     tp_buf_free(&e->content);
     tp_buf_free(&e->reasoning);
     tp_buf_free(&e->arena);
+    tp_buf_free(&e->escaped);
+    tp_buf_free(&e->decoded);
+    tp_buf_free(&e->joined);
     free(e->events);
     tp_json_free(e->scanner);
     free(e);
@@ -251,10 +265,9 @@ static tp_status stream_text(tp_emitter *e, const frame *f, const uint8_t *text,
     case TP_ROLE_TOOL_ARGS:
         return args(e, text, n);
     default: { /* a string parameter: the inside of a JSON string */
-        tp_buf escaped = {NULL, 0, 0};
-        tp_status st = tp_json_escape_append(&escaped, text, n);
-        if (st == TP_OK) st = args(e, escaped.data, escaped.len);
-        tp_buf_free(&escaped);
+        tp_status st = tp_json_escape_append(&e->escaped, text, n);
+        if (st == TP_OK) st = args(e, e->escaped.data, e->escaped.len);
+        scratch_done(&e->escaped);
         return st;
     }
     }
@@ -411,10 +424,9 @@ tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
     f = &e->frames[e->depth - 1];
     if (f->decode == TP_DECODE_JSON_STRING &&
         (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT)) {
-        tp_buf decoded = {NULL, 0, 0};
-        tp_status st = js_decode(f, &decoded, data, n);
-        if (st == TP_OK && decoded.len) st = stream_piece(e, f, decoded.data, decoded.len);
-        tp_buf_free(&decoded);
+        tp_status st = js_decode(f, &e->decoded, data, n);
+        if (st == TP_OK && e->decoded.len) st = stream_piece(e, f, e->decoded.data, e->decoded.len);
+        scratch_done(&e->decoded);
         return st;
     }
     if (streams(e, f)) return stream_piece(e, f, data, n);
@@ -426,14 +438,13 @@ tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
 
 /* Streams a piece of a streamed frame's text after what it holds back. */
 static tp_status stream_piece(tp_emitter *e, frame *f, const uint8_t *data, size_t n) {
-    tp_buf joined = {NULL, 0, 0};
     tp_status st;
     if (!f->held_len) return stream_whole(e, f, data, n);
     /* the held bytes and data as one piece, as if they had come in one feed */
-    st = tp_buf_append(&joined, f->held, f->held_len);
-    if (st == TP_OK) st = tp_buf_append(&joined, data, n);
-    if (st == TP_OK) st = stream_whole(e, f, joined.data, joined.len);
-    tp_buf_free(&joined);
+    st = tp_buf_append(&e->joined, f->held, f->held_len);
+    if (st == TP_OK) st = tp_buf_append(&e->joined, data, n);
+    if (st == TP_OK) st = stream_whole(e, f, e->joined.data, e->joined.len);
+    scratch_done(&e->joined);
     return st;
 }
 

@@ -321,6 +321,30 @@ static size_t drain_scratch(tp_matcher *m, tp_match *out, size_t cap, size_t n) 
     return n;
 }
 
+/* Bytes from buf[0] that leave an idle matcher at its root. */
+static size_t root_run(const tp_trie *t, const uint8_t *buf, size_t len) {
+    size_t skip = 0;
+    if (t->single_first >= 0) {
+        const uint8_t *hit = (const uint8_t *)memchr(buf, t->single_first, len);
+        return hit ? (size_t)(hit - buf) : len;
+    }
+    while (skip < len && t->root_stays[buf[skip]]) skip++;
+    return skip;
+}
+
+static int idle_at_root(const tp_matcher *m) {
+    return !m->finished && m->state == 0 && !m->has_cand && m->scratch_pos == m->scratch_len;
+}
+
+size_t tp_matcher_plain(const tp_matcher *m, const uint8_t *buf, size_t len) {
+    return idle_at_root(m) ? root_run(m->trie, buf, len) : 0;
+}
+
+void tp_matcher_skip(tp_matcher *m, size_t n) {
+    m->fed += n;
+    m->scan += n;
+}
+
 size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len, tp_match *out,
                        size_t cap, size_t *n_out) {
     const tp_trie *t = m->trie;
@@ -333,14 +357,7 @@ size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len, tp_match *
     while (i < len && n < cap) {
         if (m->state == 0 && !m->has_cand && m->scratch_pos == m->scratch_len) {
             /* Fast path: skip bytes that cannot start a marker. */
-            size_t skip;
-            if (t->single_first >= 0) {
-                const uint8_t *hit = (const uint8_t *)memchr(buf + i, t->single_first, len - i);
-                skip = hit ? (size_t)(hit - (buf + i)) : len - i;
-            } else {
-                skip = 0;
-                while (i + skip < len && t->root_stays[buf[i + skip]]) skip++;
-            }
+            size_t skip = root_run(t, buf + i, len - i);
             i += skip;
             m->fed += skip;
             m->scan += skip;

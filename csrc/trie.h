@@ -46,6 +46,12 @@ size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len,
  * matches).  After it returns TP_OK the matcher is finished. */
 tp_status tp_matcher_finish(tp_matcher *m, tp_match *out, size_t cap, size_t *n_out);
 
+/* How many bytes from buf[0] the matcher would pass over without any marker starting:
+ * 0 unless it is idle (nothing held, no match pending).  tp_matcher_skip(m, k) for
+ * k <= that count has the effect of feeding those bytes. */
+size_t tp_matcher_plain(const tp_matcher *m, const uint8_t *buf, size_t len);
+void tp_matcher_skip(tp_matcher *m, size_t n);
+
 int tp_matcher_finished(const tp_matcher *m);
 uint64_t tp_matcher_position(const tp_matcher *m); /* bytes fed */
 size_t tp_matcher_holdback(const tp_matcher *m);

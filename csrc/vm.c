@@ -810,9 +810,40 @@ static tp_status settle(tp_vm *vm) {
     return TP_OK;
 }
 
+/* Text inside UNTIL while nothing is undecided (no open alternative, no marker held or
+ * half-matched, nothing waiting in the log): when no byte
+ * of data can start a marker, all of it is certain output as it comes.  It goes straight
+ * to the emitter, past the window, the instruction loop and the drain: the slow path
+ * would emit exactly the same.  Returns 0 where it does not apply. */
+static int feed_plain(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st) {
+    uint64_t end = avail(vm);
+    tp_matcher *m;
+    if (vm->sub != SUB_UNTIL || vm->has_pending || vm->eof || vm->choices.len > vm->cut_level ||
+        vm->emitted_log != vm->log.len || vm->pos != end || vm->emitted_pos != end ||
+        vm->fed_to != end ||
+        (vm->max_stream && len > vm->max_stream - end))
+        return 0;
+    m = vm->matchers[vm->code[vm->pc + 1]];
+    if (tp_matcher_plain(m, data, len) != len) return 0;
+    tp_matcher_skip(m, len);
+    vm->fed_to = vm->pos = end + len;
+    until_commit(vm, vm->code[vm->pc + 2]);
+    *st = vm->emit_tags ? tp_emitter_text(vm->emitter, data, len) : TP_OK;
+    vm->emitted_pos = vm->base = end + len; /* nothing before is needed again */
+    vm->window.len = 0;
+    vm->special_starts.len = 0; /* special tokens all start before any marker to come */
+    if (tp_emitter_stopped(vm->emitter)) { /* it met a limit */
+        vm->finished = 1;
+        release(vm);
+    }
+    return 1;
+}
+
 tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len) {
     int over = 0;
+    tp_status st;
     if (vm->finished) return TP_OK; /* the parse is over: input is ignored */
+    if (len && feed_plain(vm, data, len, &st)) return st;
     if (vm->max_stream && len > vm->max_stream - avail(vm)) {
         len = (size_t)(vm->max_stream - avail(vm)); /* parse up to the limit, then stop */
         over = 1;

@@ -158,6 +158,8 @@ class StreamParser:
             compiled = (self.format.repair_program if self.repair else None) or self.format.program
             self._stream.set_special(self.vocab.special_flags(compiled.strings))
         self._finish_reason: str | None = None
+        # feed() is the per-token call: the stream's own method, without a Python frame.
+        self.feed = self._stream.feed  # type: ignore[method-assign,assignment]
 
     def feed(self, text: str | bytes) -> list[Event]:
         """Feeds the next piece of output; returns the events it made certain."""
