@@ -25,23 +25,27 @@ Facts relied on:
   ``string="false">`` + the value as JSON, then ``</｜GCML｜parameter>``. The turn ends
   with ``<|message_sep|>`` or the end-of-sequence token ``</s>``.
 - The generation prompt is ``assistant<|role_sep|>`` and a newline, followed by
-  ``<think>`` when the template's ``reasoning`` option is on (it is off by default), so
+  ``<think>`` when the template's ``reasoning`` option is on (it is off by default, and
+  llama.cpp's GigaChat 3.5 parser, common_chat_params_init_gigachat35, turns it off
+  unless asked; it notes that the reasoning model's template always opens the block), so
   reasoning_in_prompt defaults to false and "start_in_reasoning" serves the reasoning
-  mode; a ``<think>`` block the output opens itself is read too.
-- Parsing: SGLang's gigachat35 detector and vLLM's gigachat35 parser: the text before
-  the block is content (SGLang drops the newlines right before the block), a
-  ``string="false"`` value that is not valid JSON is kept as the raw string, and a
-  trailing ``<|message_sep|>`` or ``</s>`` is not content. vLLM reads a parameter with no
-  ``string`` attribute as a string; that is accepted too.
+  mode and model; a ``<think>`` block the output opens itself is read too, and the
+  blank line after ``</think>`` is not content (llama.cpp).
+- Parsing: llama.cpp's parser (content up to the block opener, then the block),
+  SGLang's gigachat35 detector and vLLM's gigachat35 parser: the text before the block
+  is content (SGLang drops the newlines right before it), a ``string="false"`` value
+  that is not valid JSON is kept as the raw string (SGLang, vLLM), and a trailing
+  ``<|message_sep|>`` or ``</s>`` is not content (SGLang; vLLM strips ``</s>``). vLLM reads
+  a parameter with no ``string`` attribute as a string; that is accepted too.
 
 Choices:
 
 - Values are kept exactly as written (the template writes them inline). A value ends at
   ``</｜GCML｜parameter>`` only where the next parameter, ``</｜GCML｜invoke>`` or the block
   closer follows (optional whitespace between), so a value may hold that text.
-- The block opener inside unfinished reasoning is reasoning text: both peers split
-  reasoning at ``</think>`` only.
-- Text after the block is content (the peers drop it). A ``</s>`` or ``<|message_sep|>``
+- The block opener inside unfinished reasoning is reasoning text: the peers read
+  reasoning up to ``</think>`` only.
+- Text after the block is content (the peers drop or refuse it). A ``</s>`` or ``<|message_sep|>``
   elsewhere in the text stays content. An unknown tool is reported (unknown_tool) and
   dropped; a broken invoke is reported and skipped up to its ``</｜GCML｜invoke>``. A
   stream that ends after a complete invoke, before the block closer, keeps that call.
