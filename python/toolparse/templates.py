@@ -1,0 +1,612 @@
+"""Which format a chat template's model writes: ``detect_format(chat_template)``.
+
+The template (a Jinja chat template as found in a tokenizer config or a ``.jinja`` file) is
+rendered in a sandbox for a few probe conversations: an assistant message with reasoning
+and an answer, one with a tool call and one with two calls.  What the template writes for
+the assistant turn, after the generation prompt, is what the model learnt to write; it is
+parsed with every built-in format.
+
+- A built-in format whose parse of every rendering gives back exactly the probe messages
+  (the calls, their arguments, the answer, the reasoning when the template renders it) is
+  a match.  Where several match (aliases of one family, or formats that differ only in
+  what a template cannot show), the most general is returned and the evidence names the
+  others.
+- Otherwise the rendering is read for a known shape with new markers: JSON calls between
+  tags, a bracket tag before JSON, the tool name in a tag before JSON arguments, XML
+  parameters.  A Format is built from those markers and must parse every rendering back
+  too; only then is it returned (``derived=True``).
+- Anything else is not recognised: ``Detection.format`` is None and the evidence says
+  what was found.  No guess is made.
+
+Needs jinja2 (``pip install toolparse[templates]``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .formats import FORMATS, Format
+from .formats._derived import (
+    Reasoning,
+    XmlShape,
+    bracket_json,
+    json_in_tags,
+    name_tag_json,
+    xml_params,
+)
+from .stream import parse
+
+__all__ = ["PROBE_TOOLS", "Detection", "detect_format", "render_probes"]
+
+REASONING = "The user wants the forecast; I will look it up."
+ANSWER = "It is sunny in Paris."
+USER = "What is the weather in Paris?"
+CALL_1: tuple[str, dict[str, Any]] = ("get_weather", {"city": "Paris", "days": 3})
+CALL_2: tuple[str, dict[str, Any]] = ("get_time", {"timezone": "Europe/Paris"})
+
+PROBE_TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "The weather forecast for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": "The city."},
+                    "days": {"type": "integer", "description": "How many days."},
+                },
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_time",
+            "description": "The current time in a timezone.",
+            "parameters": {
+                "type": "object",
+                "properties": {"timezone": {"type": "string", "description": "The zone."}},
+                "required": ["timezone"],
+            },
+        },
+    },
+]
+
+# Built-in formats that parse the same renderings: the first listed wins (the most general
+# for what a template can show).  cohere_command reads everything command_r7b reads;
+# hermes reads Granite 4.0's calls and a <think> block too; mistral and xlam both read
+# [TOOL_CALLS][...], mistral being the family that writes it; firefunction_v2 and phi4_mini
+# both read " functools[...]", FireFunction's own template writes it (Phi-4-mini's writes
+# <|tool_call|>); granite and phi4_mini both read <|tool_call|>[...] left unclosed.
+_PREFERENCE = (
+    "cohere_command",
+    "hermes",
+    "mistral",
+    "firefunction_v2",
+    "deepseek_v3",
+    "glm45",
+    "qwen3_coder",
+    "llama3_json",
+    "pythonic",
+    "granite",
+    "phi4_mini",
+)
+# A variant preferred over its base where the template shows what tells them apart:
+# reasoning rendered in <think> (Qwen3, whose format also ends reasoning at a call), or a
+# generation prompt that opens the reasoning block (DeepSeek-R1).
+_WITH_REASONING = {"hermes": "qwen3"}
+_PROMPT_OPENS_REASONING = {"deepseek_v3": "deepseek_r1"}
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What detect_format found.
+
+    format: the built-in or derived Format, or None when the template was not recognised.
+    name: the built-in format's name (for get_format / StreamParser), or the derived
+    format's name; None when not recognised.
+    derived: the format was built from the template's own markers.
+    reasoning_in_prompt: whether the generation prompt opens the reasoning block (pass it
+    to StreamParser), None when not known.
+    evidence: what was found, one sentence each.
+    """
+
+    format: Format | None
+    name: str | None
+    derived: bool
+    evidence: tuple[str, ...] = field(default=())
+    reasoning_in_prompt: bool | None = None
+
+    @property
+    def recognised(self) -> bool:
+        return self.format is not None
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+def _environment() -> Any:
+    try:
+        from jinja2.ext import loopcontrols
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+    except ImportError as e:  # pragma: no cover - depends on the installation
+        raise ImportError("detect_format needs jinja2: pip install 'toolparse[templates]'") from e
+    from jinja2.exceptions import TemplateError
+
+    def raise_exception(message: str) -> None:
+        raise TemplateError(message)
+
+    def tojson(
+        value: Any,
+        ensure_ascii: bool = False,
+        indent: int | None = None,
+        separators: tuple[str, str] | None = None,
+        sort_keys: bool = False,
+    ) -> str:
+        return json.dumps(
+            value,
+            ensure_ascii=ensure_ascii,
+            indent=indent,
+            separators=separators,
+            sort_keys=sort_keys,
+        )
+
+    def strftime_now(fmt: str) -> str:
+        return datetime.now().strftime(fmt)
+
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols]
+    )
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
+    return env
+
+
+def _call(name: str, arguments: dict[str, Any], index: int) -> dict[str, Any]:
+    return {
+        "id": f"call{index}abcd",  # 9 characters: Mistral templates insist
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
+
+
+def _assistant(**fields: Any) -> dict[str, Any]:
+    return {"role": "assistant", "content": "", **fields}
+
+
+PROBES: dict[str, dict[str, Any]] = {
+    "answer": _assistant(content=ANSWER),
+    "reasoning": _assistant(
+        content=ANSWER, reasoning_content=REASONING, thinking=REASONING, reasoning=REASONING
+    ),
+    "one call": _assistant(tool_calls=[_call(*CALL_1, 0)]),
+    "two calls": _assistant(tool_calls=[_call(*CALL_1, 0), _call(*CALL_2, 1)]),
+}
+
+
+@dataclass(frozen=True)
+class _Rendering:
+    prompt: str  # the generation prompt's rendering
+    outputs: dict[str, str]  # probe -> what the model would write
+    failures: dict[str, str]  # probe -> why the template could not render it
+
+
+def render_probes(chat_template: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(the generation prompt, the assistant output per probe, the probes the template
+    refused with the reason).  An output is the assistant turn after the generation
+    prompt, without the end-of-turn text the template adds."""
+    r = _render(chat_template)
+    return r.prompt, dict(r.outputs), dict(r.failures)
+
+
+def _render(chat_template: str) -> _Rendering:
+    env = _environment()
+    from jinja2.exceptions import TemplateError
+
+    try:
+        template = env.from_string(chat_template)
+    except TemplateError as e:
+        raise ValueError(f"the chat template does not compile: {e}") from e
+
+    def render(messages: list[dict[str, Any]], generation: bool) -> str:
+        return str(
+            template.render(
+                messages=messages,
+                tools=PROBE_TOOLS,
+                add_generation_prompt=generation,
+                bos_token="",
+                eos_token="",
+            )
+        )
+
+    user = {"role": "user", "content": USER}
+    try:
+        history = render([user], False)
+        prompt = render([user], True)
+    except Exception as e:
+        raise ValueError(f"the chat template does not render a user message: {e}") from e
+    raw: dict[str, str] = {}
+    failures: dict[str, str] = {}
+    for probe, message in PROBES.items():
+        try:
+            whole = render([user, message], False)
+        except Exception as e:
+            failures[probe] = f"{type(e).__name__}: {e}"
+            continue
+        # the assistant turn, then the part of it the generation prompt writes
+        turn = whole[_common_prefix(history, whole) :]
+        generation = prompt[_common_prefix(history, prompt) :]
+        raw[probe] = turn[_shared_head(generation, turn) :]
+    end = _end_of_turn(raw.get("answer"))
+    outputs = {}
+    for probe, body in raw.items():
+        text = body.rstrip()
+        if end and text.endswith(end):
+            text = text[: -len(end)].rstrip()
+        outputs[probe] = text.lstrip("\n")
+    return _Rendering(prompt, outputs, failures)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _shared_head(generation: str, turn: str) -> int:
+    """How much of the assistant turn the generation prompt already wrote: their common
+    prefix, cut back to the end of a marker or line where it stops inside one (a prompt
+    ending ``<think>`` and a turn going on ``<tool_call>`` share only ``<``)."""
+    common = _common_prefix(generation, turn)
+    if common == len(generation):
+        return common
+    while common and generation[common - 1] not in ">]|\n":
+        common -= 1
+    return common
+
+
+def _end_of_turn(answer: str | None) -> str:
+    """The text the template writes after an assistant message (its end-of-turn token)."""
+    if not answer or ANSWER not in answer:
+        return ""
+    return answer[answer.rindex(ANSWER) + len(ANSWER) :].strip()
+
+
+# -- checking a format against the renderings --------------------------------------------------
+
+
+def _expected(probe: str, with_reasoning: bool) -> dict[str, Any]:
+    calls = {"one call": [CALL_1], "two calls": [CALL_1, CALL_2]}.get(probe, [])
+    return {
+        "content": ANSWER if probe in ("answer", "reasoning") else "",
+        "reasoning": REASONING if with_reasoning else "",
+        "calls": calls,
+    }
+
+
+def _parses_back(fmt: Format, text: str, probe: str, with_reasoning: bool) -> bool | None:
+    """Whether fmt reads the rendering as the probe message; the reasoning_in_prompt
+    setting that does (False first), or None."""
+    want = _expected(probe, with_reasoning)
+    options = [False, True] if "start_in_reasoning" in fmt.grammar.entries else [False]
+    for in_prompt in options:
+        try:
+            message = parse(text, fmt, tools=PROBE_TOOLS, reasoning_in_prompt=in_prompt)
+        except (ValueError, NotImplementedError):
+            continue
+        got = {
+            "content": (message.content or "").strip(),
+            "reasoning": (message.reasoning_content or "").strip(),
+            "calls": [(c.name, c.arguments) for c in message.tool_calls],
+        }
+        if got == want and not message.errors:
+            return in_prompt
+    return None
+
+
+def _matches(fmt: Format, outputs: Mapping[str, str], with_reasoning: bool) -> bool:
+    return all(
+        _parses_back(fmt, text, probe, with_reasoning and probe == "reasoning") is not None
+        for probe, text in outputs.items()
+    )
+
+
+def _markers_found(fmt: Format, outputs: Mapping[str, str]) -> list[str]:
+    return [m for m in fmt.markers if any(m in text for text in outputs.values())]
+
+
+# -- the derived shapes --------------------------------------------------------------------
+
+
+def _json_objects(text: str) -> list[tuple[int, int, Any]]:
+    decoder = json.JSONDecoder()
+    found = []
+    i = 0
+    while (i := text.find("{", i)) >= 0:
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except ValueError:
+            i += 1
+            continue
+        found.append((i, end, value))
+        i = end
+    return found
+
+
+def _reasoning_markers(
+    outputs: Mapping[str, str], prompt: str, evidence: list[str]
+) -> Reasoning | None:
+    text = outputs.get("reasoning", "")
+    if REASONING not in text:
+        return None
+    start = text.index(REASONING)
+    before, after = text[:start].strip(), text[start + len(REASONING) :]
+    close = after[: after.index(ANSWER)].strip() if ANSWER in after else after.strip()
+    opened_in_prompt = False
+    if not before:
+        last = _LAST_TAG.search(prompt.rstrip())
+        before = last.group(0) if last else ""
+        opened_in_prompt = bool(before)
+    if not before or not close or any(c.isspace() for c in before + close):
+        evidence.append(
+            f"reasoning is rendered, but its markers are not plain tags "
+            f"(before: {before!r}, after: {close!r})"
+        )
+        return None
+    evidence.append(
+        f"reasoning between {before!r} and {close!r}"
+        + (" (the generation prompt opens it)" if opened_in_prompt else "")
+    )
+    return Reasoning(before, close, in_prompt=opened_in_prompt or prompt.rstrip().endswith(before))
+
+
+_LAST_TAG = re.compile(r"(<[^<>\s]+>|\[[^\[\]\s]+\])$")
+
+
+def _common_suffix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[len(a) - 1 - n] == b[len(b) - 1 - n]:
+        n += 1
+    return a[len(a) - n :]
+
+
+def _at_tag_start(text: str) -> str:
+    """The text from its first tag opening (``<`` or ``[``) on."""
+    starts = [i for i in (text.find("<"), text.find("[")) if i >= 0]
+    return text[min(starts) :] if starts else ""
+
+
+def _derive(
+    outputs: Mapping[str, str], think: Reasoning | None, evidence: list[str]
+) -> Format | None:
+    one = outputs.get("one call")
+    if one is None:
+        evidence.append("the template does not render a tool call")
+        return None
+    name, args = CALL_1
+    if name not in one:
+        evidence.append("the tool call's name does not appear in the rendering")
+        return None
+    objects = _json_objects(one)
+    for start, end, value in objects:
+        if not isinstance(value, dict):
+            continue
+        keys = {k for k, v in value.items() if v == name}
+        arg_keys = {k for k, v in value.items() if v == args}
+        if keys and arg_keys:
+            return _derive_json_call(
+                one, start, end, sorted(keys), sorted(arg_keys), think, evidence
+            )
+    for start, _end, value in objects:
+        if value == args:
+            return _derive_name_tag(one, start, _end, think, evidence)
+    return _derive_xml(one, think, evidence)
+
+
+def _derive_json_call(
+    text: str,
+    start: int,
+    end: int,
+    name_keys: list[str],
+    args_keys: list[str],
+    think: Reasoning | None,
+    evidence: list[str],
+) -> Format | None:
+    before, after = text[:start].rstrip(), text[end:].lstrip()
+    array = before.endswith("[")
+    if array:
+        before = before[:-1].rstrip()
+        if not after.startswith("]"):
+            evidence.append("a call object inside a list the rendering does not close")
+            return None
+        after = after[1:].lstrip()
+    keys = f"name key {name_keys[0]!r}, arguments key {args_keys[0]!r}"
+    if not before.strip():
+        evidence.append(f"a JSON call object ({keys}) with no marker before it")
+        return None
+    if array:
+        evidence.append(f"{before.strip()!r} before a JSON list of calls ({keys})")
+        return bracket_json(
+            before,
+            array=True,
+            close=after,
+            name_keys=tuple(name_keys),
+            args_keys=tuple(args_keys),
+            think=think,
+        )
+    if after:
+        evidence.append(f"a JSON call object ({keys}) between {before!r} and {after!r}")
+        return json_in_tags(
+            before, after, name_keys=tuple(name_keys), args_keys=tuple(args_keys), think=think
+        )
+    evidence.append(f"{before.strip()!r} before each JSON call object ({keys})")
+    return bracket_json(
+        before, array=False, name_keys=tuple(name_keys), args_keys=tuple(args_keys), think=think
+    )
+
+
+def _derive_name_tag(
+    text: str, start: int, end: int, think: Reasoning | None, evidence: list[str]
+) -> Format | None:
+    name = CALL_1[0]
+    head = text[:start]
+    at = head.rfind(name)
+    if at < 0:
+        evidence.append("the arguments are a JSON object, but the tool name is not before it")
+        return None
+    open_, name_end, close = head[:at], head[at + len(name) :], text[end:]
+    if not open_.strip():
+        evidence.append("the tool name is written with no marker before it")
+        return None
+    evidence.append(
+        f"the tool name after {open_.strip()!r}, then {name_end.strip()!r} and JSON arguments"
+        + (f", closed by {close.strip()!r}" if close.strip() else "")
+    )
+    return name_tag_json(open_, name_end, close, think=think)
+
+
+def _derive_xml(text: str, think: Reasoning | None, evidence: list[str]) -> Format | None:
+    name, args = CALL_1
+    pieces = [name]
+    for key, value in args.items():
+        pieces += [key, str(value)]
+    at, cuts = 0, []
+    for piece in pieces:
+        i = text.find(piece, at)
+        if i < 0:
+            evidence.append(
+                f"no JSON arguments, and {piece!r} is not written where XML parameters would put it"
+            )
+            return None
+        cuts.append((i, i + len(piece)))
+        at = i + len(piece)
+    gaps = [text[: cuts[0][0]]]
+    gaps += [text[cuts[k][1] : cuts[k + 1][0]] for k in range(len(cuts) - 1)]
+    gaps.append(text[cuts[-1][1] :])
+    open_, after_name, key_end, between, key_end_2, close_all = gaps
+    param_open = _at_tag_start(_common_suffix(after_name, between))
+    if not param_open or key_end != key_end_2 or not open_.strip():
+        evidence.append(
+            "no JSON arguments, and the parameters are not written as tags: "
+            f"{after_name!r}, {key_end!r}, {between!r}"
+        )
+        return None
+    name_end = after_name[: -len(param_open)]
+    param_close = between[: -len(param_open)]
+    close = close_all.lstrip()
+    if not close.startswith(param_close.strip()) or not param_close.strip():
+        evidence.append(f"the parameter's closing marker {param_close!r} is not repeated")
+        return None
+    close = close[len(param_close.strip()) :]
+    shape = XmlShape(
+        open=open_,
+        name_end=name_end,
+        param_open=param_open,
+        key_end=key_end,
+        param_close=param_close.strip(),
+        close=close,
+        value_newlines=key_end.endswith("\n") and param_close.startswith("\n"),
+    )
+    evidence.append(
+        f"XML parameters: the name after {open_.strip()!r}, each parameter "
+        f"{param_open.strip()}KEY{key_end.strip()}VALUE{param_close.strip()}, closed by "
+        f"{close.strip()!r}"
+    )
+    try:
+        return xml_params(shape, think=think)
+    except ValueError as e:
+        evidence.append(str(e))
+        return None
+
+
+# -- detection -------------------------------------------------------------------------------
+
+
+def detect_format(chat_template: str, *, formats: Sequence[Format] | None = None) -> Detection:
+    """The format a chat template's model writes (see the module's docstring).
+
+    formats: the built-in formats to try (all by default).  Raises ValueError when the
+    template does not compile or cannot render a user message, ImportError without jinja2.
+    An unrecognised template is not an error: the result has format=None and says why."""
+    rendering = _render(chat_template)
+    evidence: list[str] = []
+    outputs = rendering.outputs
+    for probe, why in rendering.failures.items():
+        evidence.append(f"the template cannot render the {probe} probe ({why}); not checked")
+    for probe, text in outputs.items():
+        evidence.append(f"{probe} renders as {text!r}")
+    if "one call" not in outputs:
+        return Detection(None, None, False, (*evidence, "no tool call rendering: not recognised"))
+    with_reasoning = REASONING in outputs.get("reasoning", "")
+    if not with_reasoning:
+        evidence.append("the template does not render reasoning in the history")
+    candidates = [f for f in (formats or FORMATS.values()) if _matches(f, outputs, with_reasoning)]
+    if candidates:
+        return _built_in(candidates, rendering, with_reasoning, evidence)
+    evidence.append("no built-in format reads these renderings back")
+    think = _reasoning_markers(outputs, rendering.prompt, evidence) if with_reasoning else None
+    derived = _derive(outputs, think, evidence)
+    if derived is None:
+        return Detection(None, None, False, (*evidence, "not recognised"))
+    if not _matches(derived, outputs, with_reasoning):
+        evidence.append(f"the derived format {derived.name} does not read the renderings back")
+        return Detection(None, None, False, (*evidence, "not recognised"))
+    evidence.append(f"derived format {derived.name}: {derived.description}")
+    in_prompt = think.in_prompt if think else None
+    return Detection(derived, derived.name, True, tuple(evidence), in_prompt)
+
+
+def _built_in(
+    candidates: list[Format], rendering: _Rendering, with_reasoning: bool, evidence: list[str]
+) -> Detection:
+    names = [f.name for f in candidates]
+    by_name = {f.name: f for f in candidates}
+
+    def rank(f: Format) -> tuple[int, int]:
+        order = _PREFERENCE.index(f.name) if f.name in _PREFERENCE else len(_PREFERENCE)
+        return (-len(_markers_found(f, rendering.outputs)), order)
+
+    best = min(candidates, key=rank)
+    opens = _opens_reasoning(best, rendering.prompt)
+    if with_reasoning:
+        if (v := _WITH_REASONING.get(best.name)) in by_name:
+            evidence.append(f"{v} rather than {best.name}: the template renders reasoning")
+            best = by_name[v]
+    v = _PROMPT_OPENS_REASONING.get(best.name)
+    if v in by_name and _opens_reasoning(by_name[v], rendering.prompt):
+        evidence.append(f"{v} rather than {best.name}: the generation prompt opens reasoning")
+        best = by_name[v]
+        opens = True
+    found = _markers_found(best, rendering.outputs)
+    evidence.append(
+        f"{best.name} reads every rendering back"
+        + (f" (markers found: {', '.join(found)})" if found else "")
+    )
+    others = [n for n in names if n != best.name]
+    if others:
+        evidence.append(
+            f"also read back by {', '.join(others)}: they render alike; {best.name} is the "
+            "most general of them for what the template shows"
+        )
+    if opens:
+        evidence.append("the generation prompt opens the reasoning block: reasoning_in_prompt")
+    in_prompt = opens if best.reasoning != "none" else None
+    return Detection(best, best.name, False, tuple(evidence), in_prompt)
+
+
+def _opens_reasoning(fmt: Format, prompt: str) -> bool:
+    """Whether the generation prompt ends inside the format's reasoning block."""
+    if fmt.reasoning == "none" or "start_in_reasoning" not in fmt.grammar.entries:
+        return False
+    tail = prompt.rstrip()
+    think_open = [m for m in fmt.markers if "think" in m.lower() and "/" not in m]
+    return any(tail.endswith(m) for m in think_open)
