@@ -21,6 +21,7 @@ from .guard import Decision, Guard, GuardPolicy, TurnReview
 from .limits import Limits
 from .message import Message, ParseError, ToolCall
 from .stream import StreamParser, parse
+from .templates import Detection, detect_format
 from .validate import CallValidation, ToolValidator, ValidationIssue, ValidationReport
 from .vocab import Vocab
 
@@ -32,6 +33,7 @@ __all__ = [
     "CallValidation",
     "ContentDelta",
     "Decision",
+    "Detection",
     "End",
     "Event",
     "Format",
@@ -55,6 +57,7 @@ __all__ = [
     "ValidationReport",
     "Vocab",
     "__version__",
+    "detect_format",
     "format_for_model",
     "formats",
     "get_format",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from .._core import NativeProgram
 from ..grammar import (
@@ -95,6 +96,16 @@ class Format:
     def native_repair_program(self) -> NativeProgram | None:
         program = self.repair_program
         return NativeProgram(program.to_bytes()) if program else None
+
+    @staticmethod
+    def from_response_template(
+        obj: Mapping[str, Any], *, name: str = "response_template"
+    ) -> Format:
+        """A format built from a Hugging Face ``response_template`` or ``response_schema``
+        (or a tokenizer config holding one); see toolparse.response_template."""
+        from ..response_template import from_response_template
+
+        return from_response_template(obj, name=name)
 
     def entry(self, reasoning_in_prompt: bool | None) -> str:
         in_prompt = self.reasoning_in_prompt if reasoning_in_prompt is None else reasoning_in_prompt

@@ -223,6 +223,7 @@ def name_tag_json(
     ends, closes = parts(name_end), parts(close)
     stops = (ends[0],) if ends else (*_NAME_WS, "{")
     inner = seq(
+        ws(),
         tag("tool_name", until(*stops, need_stop=True)),
         _lits(ends),
         ws(),
@@ -293,6 +294,7 @@ def xml_params(
             tag(
                 "tool_call",
                 seq(
+                    ws(),
                     tag("tool_name", until(*name_stops, need_stop=True)),
                     _lits(ends),
                     ws(),
@@ -317,17 +319,17 @@ def xml_params(
     rules, entries = _rules(call, opens[0], think, {"param": param})
     nl = "\n" if shape.value_newlines else ""
     example = (
-        shape.open
+        "\n".join(opens)
         + "get_weather"
-        + shape.name_end
-        + shape.param_open
+        + "\n".join(ends or ("\n",))
+        + "\n".join(p_open)
         + "city"
-        + shape.key_end
+        + "\n".join(k_end)
         + nl
         + "Paris"
         + nl
-        + shape.param_close
-        + shape.close
+        + value_close
+        + "\n".join(closes)
     )
     return _format(
         name,
