@@ -248,6 +248,13 @@ def _template_calls(field: Mapping[str, Any], think: Reasoning | None, name: str
     content = field.get("content", "text")
     transform = field.get("transform")
     close = _delimiter(field, "close", what) or ""
+    if content == "json":
+        dialect = set(field.get("content_args") or {}) - {"allow_non_json"}
+        if dialect:
+            raise ValueError(
+                f"{what}: the JSON dialect options {sorted(dialect)} are not supported "
+                "(arguments are strict JSON)"
+            )
     if "open_pattern" in field:
         tokens = _tokens(str(field["open_pattern"]), f"{what}.open_pattern")
         if any(isinstance(t, _Group) for t in tokens):
@@ -354,6 +361,9 @@ def _xml(
         raise ValueError(f"{what}: XML parameters need a closing delimiter for the call")
     # layout around the value (\s* or a newline) is one optional line break each side
     layout = key_end.endswith(_WS) or param_close.startswith(_WS)
+    # the closing tag of a tag the name sits in (<function=NAME> ... </function>): the
+    # spec's regexes skip it, so it may come before the call's closing delimiter
+    inner = re.search(r"<([\w:-]+)[= ]$", open_.strip())
     shape = XmlShape(
         open=open_,
         name_end=name_end,
@@ -362,6 +372,9 @@ def _xml(
         param_close=param_close.strip(),
         close=close,
         value_newlines=layout,
+        optional_close=f"</{inner.group(1)}>"
+        if inner and close.strip() != f"</{inner.group(1)}>"
+        else "",
     )
     return xml_params(shape, think=think, name=name)
 

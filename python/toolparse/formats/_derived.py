@@ -14,9 +14,9 @@ Each may open with a reasoning block (``THINK_OPEN`` ... ``THINK_CLOSE``), which
 its closing marker (a call marker inside it is reasoning text: a draft of a call).
 
 A marker segment may hold line breaks (``"<tool_call>\\n<function="``): it is split at
-them into literals with optional whitespace between, since the layout a template writes is
-not a promise about what a model writes.  Text around calls is content; whitespace right
-after a call is not.
+them, and between adjacent tags, into literals with optional whitespace between, since the
+layout a template writes is not a promise about what a model writes.  Text around calls is
+content; whitespace right after a call is not.
 """
 
 from __future__ import annotations
@@ -50,9 +50,13 @@ _BREAKS = re.compile(r"\s*[\r\n]\s*")
 _NAME_WS = ("\n", "\r", "\t", " ")
 
 
+_ADJACENT_TAGS = re.compile(r"(?<=>)(?=<)")
+
+
 def parts(segment: str) -> tuple[str, ...]:
-    """A marker segment as its literals: split at line breaks, outer whitespace dropped."""
-    return tuple(p for p in _BREAKS.split(segment.strip()) if p)
+    """A marker segment as its literals: split at line breaks and between adjacent tags
+    (``</k><v>``), outer whitespace dropped."""
+    return tuple(q for p in _BREAKS.split(segment.strip()) for q in _ADJACENT_TAGS.split(p) if q)
 
 
 def _lits(items: tuple[str, ...]) -> Node:
@@ -111,6 +115,9 @@ def _format(
     needs_tools: bool = False,
 ) -> Format:
     all_markers = markers + ((think.open, think.close) if think else ())
+    if think is not None:
+        opened = "" if think.in_prompt else think.open
+        example = f"{opened}The user wants the weather.{think.close}{example}"
     return Format(
         name=name,
         description=description,
@@ -254,7 +261,9 @@ class XmlShape:
         OPEN NAME NAME_END (PARAM_OPEN KEY KEY_END VALUE PARAM_CLOSE)* CLOSE
 
     name_end empty: the name ends at whitespace.  value_newlines: one line break right
-    after KEY_END and one right before PARAM_CLOSE are layout, not value."""
+    after KEY_END and one right before PARAM_CLOSE are layout, not value.  optional_close:
+    a marker that may come before CLOSE (``</function>`` where only ``</tool_call>`` is
+    required)."""
 
     open: str
     name_end: str
@@ -263,6 +272,7 @@ class XmlShape:
     param_close: str
     close: str
     value_newlines: bool = False
+    optional_close: str = ""
 
 
 def xml_params(
@@ -278,7 +288,7 @@ def xml_params(
     if len(p_close) != 1:
         raise ValueError("the parameter's closing marker must be one literal")
     value_close = p_close[0]
-    following = (p_open[0], closes[0])
+    following = (p_open[0], *parts(shape.optional_close)[:1], closes[0])
     name_stops = (ends[0],) if ends else (*_NAME_WS, p_open[0], closes[0])
     value_end = [stop(value_close, followed_by=following)]
     close_value: Node = lit(value_close)
@@ -299,6 +309,7 @@ def xml_params(
                     _lits(ends),
                     ws(),
                     many(ref("param")),
+                    opt(seq(_lits(parts(shape.optional_close)), ws())),
                     _lits(closes),
                 ),
             ),
@@ -338,7 +349,7 @@ def xml_params(
         rules,
         entries,
         think,
-        opens + ends + p_open + k_end + p_close + closes,
+        opens + ends + p_open + k_end + p_close + parts(shape.optional_close) + closes,
         (opens[0], closes[-1]),
         example,
         needs_tools=True,

@@ -1,0 +1,359 @@
+"""detect_format: chat templates of the known families, templates of new families in known
+shapes (derived formats), and templates that are not recognised.
+
+The templates under tests/templates/ are written from each family's documented output (the
+format modules' docstrings): <family>.jinja for a built-in format, derived_*.jinja for a
+known shape with new markers, unrecognised_*.jinja for shapes no format covers.  A derived
+format must be a working format: outputs written with its markers are parsed whole and byte
+by byte, on every engine, to the same events and message.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip(
+    "jinja2", reason="detect_format renders chat templates with jinja2 (toolparse[templates])"
+)
+
+from engines import ENGINES, merge_deltas, run_events
+from toolparse import Detection, Format, StreamParser, detect_format, get_format
+from toolparse.templates import PROBE_TOOLS, render_probes
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+# template file -> the built-in format it must be recognised as
+BUILT_IN = {
+    "apertus": "apertus",
+    "command_r7b": "cohere_command",
+    "deepseek_r1": "deepseek_r1",
+    "deepseek_v3": "deepseek_v3",
+    "deepseek_v31": "deepseek_v31",
+    "deepseek_v32": "deepseek_v32",
+    "firefunction_v2": "firefunction_v2",
+    "functionary_v3_1": "functionary_v3_1",
+    "gemma4": "gemma4",
+    "glm45": "glm45",
+    "gpt_oss": "gpt_oss",
+    "granite": "granite",
+    "hermes": "hermes",
+    "kimi_k2": "kimi_k2",
+    "lfm2": "lfm2",
+    "llama3_json": "llama3_json",
+    "minimax_m2": "minimax_m2",
+    "mistral": "mistral",
+    "mistral_v7": "mistral",
+    "nemotron_v2": "nemotron_v2",
+    "phi4_mini": "phi4_mini",
+    "pythonic": "pythonic",
+    "qwen3": "qwen3",
+    "qwen3_coder": "qwen3_coder",
+    "seed_oss": "seed_oss",
+    "xlam": "xlam",
+}
+# templates whose generation prompt opens the reasoning block
+OPENS_REASONING = {"deepseek_r1", "minimax_m2", "nemotron_v2"}
+
+# template file -> (derived format name, the markers it must know)
+DERIVED = {
+    "derived_json_tags": ("derived_json_in_tags", {"<my_call>", "</my_call>", "<reflect>"}),
+    "derived_bracket_call": ("derived_bracket_json", {"[CALL]"}),
+    "derived_bracket_list": ("derived_bracket_json", {"[CALLS]"}),
+    "derived_name_tag": ("derived_name_tag_json", {'<call name="', '">', "</call>"}),
+    "derived_xml": ("derived_xml_params", {'<tool name="', '<arg key="', "</arg>", "</action>"}),
+    "derived_kv_xml": ("derived_xml_params", {"<invoke>", "<key>", "<value>", "<scratch>"}),
+}
+UNRECOGNISED = ("unrecognised_bare_python", "unrecognised_kv_lines", "unrecognised_no_tools")
+
+TOOLS: list[dict[str, Any]] = [
+    *PROBE_TOOLS,
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather_by_zip",
+            "parameters": {"type": "object", "properties": {"zip": {"type": "string"}}},
+        },
+    },
+]
+
+
+def template(stem: str) -> str:
+    return (TEMPLATES / f"{stem}.jinja").read_text(encoding="utf-8")
+
+
+def detect(stem: str) -> Detection:
+    return detect_format(template(stem))
+
+
+def test_every_template_file_is_listed() -> None:
+    stems = {p.stem for p in TEMPLATES.glob("*.jinja")}
+    assert stems == set(BUILT_IN) | set(DERIVED) | set(UNRECOGNISED)
+
+
+def test_templates_cover_at_least_15_families() -> None:
+    assert len(set(BUILT_IN.values())) >= 15
+
+
+@pytest.mark.parametrize("stem", sorted(BUILT_IN))
+def test_built_in_family_is_recognised(stem: str) -> None:
+    d = detect(stem)
+    assert d.recognised and not d.derived
+    assert d.name == BUILT_IN[stem]
+    assert d.format is get_format(BUILT_IN[stem])
+    assert any(f"{d.name} reads every rendering back" in e for e in d.evidence)
+    assert d.reasoning_in_prompt is (True if stem in OPENS_REASONING else d.reasoning_in_prompt)
+    if stem not in OPENS_REASONING:
+        assert not d.reasoning_in_prompt
+
+
+@pytest.mark.parametrize(
+    ("stem", "others"),
+    [
+        ("hermes", {"granite4", "qwen3", "xlam"}),
+        ("qwen3", {"hermes"}),
+        ("mistral_v7", {"xlam"}),
+        ("deepseek_r1", {"deepseek_v3"}),
+        ("glm45", {"ling3"}),
+    ],
+)
+def test_formats_that_render_alike_are_named_in_the_evidence(stem: str, others: set[str]) -> None:
+    d = detect(stem)
+    [line] = [e for e in d.evidence if e.startswith("also read back by")]
+    assert others <= {name.strip() for name in line.split(":")[0][17:].split(",")}
+    assert "most general" in line
+
+
+def test_reasoning_rendered_in_think_tags_picks_qwen3_over_hermes() -> None:
+    assert detect("hermes").name == "hermes"
+    d = detect("qwen3")
+    assert d.name == "qwen3"
+    assert any("renders reasoning" in e for e in d.evidence)
+
+
+def test_a_template_that_renders_one_call_only_is_checked_on_what_it_renders() -> None:
+    d = detect("llama3_json")
+    assert d.name == "llama3_json"
+    assert any("two calls probe" in e and "not checked" in e for e in d.evidence)
+
+
+def test_the_probes_are_the_assistant_turn_after_the_generation_prompt() -> None:
+    prompt, outputs, failures = render_probes(template("minimax_m2"))
+    assert prompt.endswith("<think>\n") and not failures
+    assert outputs["reasoning"].startswith("The user wants the forecast")
+    assert outputs["one call"].startswith("<minimax:tool_call>")
+    assert not outputs["answer"].endswith("[e~[")  # the end of turn is not output
+
+
+@pytest.mark.parametrize("stem", UNRECOGNISED)
+def test_unknown_shapes_are_not_recognised_and_say_why(stem: str) -> None:
+    d = detect(stem)
+    assert d.format is None and d.name is None and not d.derived
+    assert d.evidence[-1] == "not recognised"
+    assert any("renders as" in e for e in d.evidence)
+    assert any("no built-in format reads these renderings back" in e for e in d.evidence)
+
+
+def test_a_built_in_shape_left_out_of_the_candidates_is_derived_not_guessed() -> None:
+    # only glm45 may be matched: the Hermes rendering is then a JSON-in-tags shape
+    d = detect_format(template("hermes"), formats=[get_format("glm45")])
+    assert d.derived and d.format is not None
+    assert d.format.call_markers == ("<tool_call>", "</tool_call>")
+
+
+def test_a_template_that_does_not_compile_is_an_error() -> None:
+    with pytest.raises(ValueError, match="does not compile"):
+        detect_format("{% for message in messages %}")
+
+
+def test_templates_render_in_a_sandbox() -> None:
+    with pytest.raises(ValueError, match="does not render"):
+        detect_format("{{ messages.__class__.__mro__[1].__subclasses__() }}")
+
+
+def test_template_helpers_are_available() -> None:
+    text = (
+        "{{- strftime_now('%Y') }}{% for m in messages %}<{{ m.role }}>"
+        "{{- m.content }}{% for tc in m.tool_calls or [] %}<c>"
+        "{{- {'name': tc.function.name, 'arguments': tc.function.arguments}"
+        " | tojson(ensure_ascii=False, sort_keys=False) }}</c>{% endfor %}"
+        "</{{ m.role }}>{% endfor %}{% if add_generation_prompt %}<assistant>{% endif %}"
+        "{% if tools | length != 2 %}{{ raise_exception('tools missing') }}{% endif %}"
+    )
+    d = detect_format(text)
+    assert d.derived and d.format is not None
+    assert d.format.call_markers == ("<c>", "</c>")
+
+
+# -- derived formats are working formats ---------------------------------------------------
+
+
+def message_of(fmt: Format, data: bytes, engine: str, sizes: list[int] | None, **kw: Any) -> Any:
+    parser = StreamParser(fmt, tools=TOOLS, engine=engine, seed=3, **kw)
+    events = run_events(parser, data, sizes)
+    return merge_deltas(events), parser.message
+
+
+def calls(*items: tuple[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    return list(items)
+
+
+PARIS = ("get_weather", {"city": "Paris"})
+UTC = ("get_time", {"timezone": "UTC"})
+
+# derived template -> [(output written with the derived markers, reasoning, content, calls,
+# error kinds)]
+DERIVED_OUTPUTS: dict[str, list[tuple[str, str | None, str | None, list[Any], list[str]]]] = {
+    "derived_json_tags": [
+        (
+            '<reflect>Two lookups.</reflect>\nChecking.<my_call>{"name": "get_weather", '
+            '"arguments": {"city": "Paris"}}</my_call>\n<my_call>{"name": "get_time", '
+            '"arguments": {"timezone": "UTC"}}</my_call>',
+            "Two lookups.",
+            "Checking.",
+            [PARIS, UTC],
+            [],
+        ),
+        (
+            '<my_call>{"name": "get_weather", "arguments": {"city": "</my_call> ☀"}}</my_call>',
+            None,
+            None,
+            [("get_weather", {"city": "</my_call> ☀"})],
+            [],
+        ),
+        ('<my_call>{"name": "get_weather", "arguments": {"ci', None, None, [], ["incomplete"]),
+        ("Just text, no calls.", None, "Just text, no calls.", [], []),
+    ],
+    "derived_bracket_call": [
+        (
+            '[CALL]{"tool": "get_weather", "args": {"city": "Paris"}}'
+            '[CALL]{"tool": "get_time", "args": {"timezone": "UTC"}}',
+            None,
+            None,
+            [PARIS, UTC],
+            [],
+        ),
+        ('[CALL]{"tool": "nope", "args": {}}', None, None, [], ["unknown_tool"]),
+    ],
+    "derived_bracket_list": [
+        (
+            'Sure.[CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+            '{"name": "get_time", "arguments": {"timezone": "UTC"}}]',
+            None,
+            "Sure.",
+            [PARIS, UTC],
+            [],
+        ),
+        (
+            '[CALLS][{"name": "get_weather_by_zip", "arguments": {"zip": "75001"}}]',
+            None,
+            None,
+            [("get_weather_by_zip", {"zip": "75001"})],
+            [],
+        ),
+    ],
+    "derived_name_tag": [
+        (
+            '<call name="get_weather">{"city": "Paris"}</call>'
+            '<call name="get_time">{"timezone": "UTC"}</call>',
+            None,
+            None,
+            [PARIS, UTC],
+            [],
+        ),
+        ('<call name="get_weather">{"city": Paris}</call>', None, None, [], ["invalid_arguments"]),
+    ],
+    "derived_xml": [
+        (
+            'Let me look.<action>\n<tool name="get_weather">\n<arg key="city">Paris</arg>\n'
+            '<arg key="days">2</arg>\n</tool>\n</action>',
+            None,
+            "Let me look.",
+            [("get_weather", {"city": "Paris", "days": 2})],
+            [],
+        ),
+        (
+            '<action><tool name="get_weather"><arg key="city">a</arg> b</arg></tool></action>',
+            None,
+            None,
+            [("get_weather", {"city": "a</arg> b"})],
+            [],
+        ),
+    ],
+    "derived_kv_xml": [
+        (
+            "Need the weather.</scratch>Looking.<invoke>get_weather\n<key>city</key>"
+            "<value>Paris</value>\n</invoke><invoke>get_time\n<key>timezone</key>"
+            "<value>UTC</value>\n</invoke>",
+            "Need the weather.",
+            "Looking.",
+            [PARIS, UTC],
+            [],
+        ),
+    ],
+}
+
+
+def test_every_derived_template_has_outputs() -> None:
+    assert set(DERIVED_OUTPUTS) == set(DERIVED)
+
+
+@pytest.mark.parametrize("stem", sorted(DERIVED))
+def test_derived_format_has_the_template_markers(stem: str) -> None:
+    d = detect(stem)
+    assert d.derived and d.format is not None
+    name, markers = DERIVED[stem]
+    assert d.name == d.format.name == name
+    assert markers <= set(d.format.markers)
+    assert any(e.startswith("derived format") for e in d.evidence)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("stem", sorted(DERIVED))
+def test_derived_format_examples_parse(stem: str, engine: str) -> None:
+    fmt = detect(stem).format
+    assert fmt is not None
+    for example in fmt.examples:
+        parser = StreamParser(fmt, tools=TOOLS, engine=engine)
+        parser.feed(example)
+        parser.finish("stop")
+        assert parser.message.tool_calls and not parser.message.errors
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("stem", "case"),
+    [(stem, i) for stem, cases in sorted(DERIVED_OUTPUTS.items()) for i in range(len(cases))],
+)
+def test_derived_format_parses_outputs_whole_and_byte_by_byte(
+    stem: str, case: int, engine: str
+) -> None:
+    d = detect(stem)
+    assert d.format is not None
+    text, reasoning, content, want_calls, errors = DERIVED_OUTPUTS[stem][case]
+    data = text.encode()
+    kw = {"reasoning_in_prompt": d.reasoning_in_prompt}
+    whole_events, message = message_of(d.format, data, engine, None, **kw)
+    byte_events, byte_message = message_of(d.format, data, engine, [1] * len(data), **kw)
+    assert byte_events == whole_events
+    assert byte_message == message
+    assert message.reasoning_content == reasoning
+    assert message.content == content
+    assert [(c.name, c.arguments) for c in message.tool_calls] == want_calls
+    assert [e.kind for e in message.errors] == errors
+
+
+@pytest.mark.skipif(len(ENGINES) < 2, reason="needs both engines")
+@pytest.mark.parametrize("stem", sorted(DERIVED_OUTPUTS))
+def test_derived_formats_give_the_same_events_on_both_engines(stem: str) -> None:
+    d = detect(stem)
+    assert d.format is not None
+    for text, *_ in DERIVED_OUTPUTS[stem]:
+        data = text.encode()
+        runs = [
+            message_of(d.format, data, e, None, reasoning_in_prompt=d.reasoning_in_prompt)[0]
+            for e in ENGINES
+        ]
+        assert runs[0] == runs[1]
