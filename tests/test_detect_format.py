@@ -117,6 +117,8 @@ def test_built_in_family_is_recognised(stem: str) -> None:
         ("mistral_v7", {"xlam"}),
         ("deepseek_r1", {"deepseek_v3"}),
         ("glm45", {"ling3"}),
+        ("command_r7b", {"command_r7b"}),
+        ("firefunction_v2", {"phi4_mini"}),
     ],
 )
 def test_formats_that_render_alike_are_named_in_the_evidence(stem: str, others: set[str]) -> None:

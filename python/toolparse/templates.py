@@ -245,7 +245,7 @@ def _render(chat_template: str) -> _Rendering:
         turn = whole[_common_prefix(history, whole) :]
         generation = prompt[_common_prefix(history, prompt) :]
         raw[probe] = turn[_shared_head(generation, turn) :]
-    end = _end_of_turn(raw.get("answer"))
+    end = _end_of_turn(raw.get("answer"), list(raw.values()))
     outputs = {}
     for probe, body in raw.items():
         text = body.rstrip()
@@ -274,11 +274,21 @@ def _shared_head(generation: str, turn: str) -> int:
     return common
 
 
-def _end_of_turn(answer: str | None) -> str:
-    """The text the template writes after an assistant message (its end-of-turn token)."""
-    if not answer or ANSWER not in answer:
+def _end_of_turn(answer: str | None, bodies: list[str]) -> str:
+    """The text the template writes at the end of every assistant turn (its end-of-turn
+    token): what follows the plain answer, where every rendering ends with it; else what
+    all the renderings end with, from a marker's start on."""
+    ends = [body.rstrip() for body in bodies]
+    if answer and ANSWER in answer:
+        after = answer[answer.rindex(ANSWER) + len(ANSWER) :].strip()
+        if after and all(e.endswith(after) for e in ends):
+            return after
+    if not ends:
         return ""
-    return answer[answer.rindex(ANSWER) + len(ANSWER) :].strip()
+    suffix = ends[0]
+    for e in ends[1:]:
+        suffix = _common_suffix(suffix, e)
+    return _at_tag_start(suffix)
 
 
 # -- checking a format against the renderings --------------------------------------------------
