@@ -513,3 +513,14 @@ UNSUPPORTED = [
 def test_unsupported_shapes_are_a_clear_error(label: str, spec: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Format.from_response_template(spec)
+
+
+def test_detect_format_without_jinja2_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    # detect_format's one dependency is optional; without it the error names the extra
+    import sys
+
+    from toolparse import detect_format
+
+    monkeypatch.setitem(sys.modules, "jinja2.sandbox", None)
+    with pytest.raises(ImportError, match=r"toolparse\[templates\]"):
+        detect_format("{{ messages }}")

@@ -586,16 +586,15 @@ def _built_in(
         return (-len(_markers_found(f, rendering.outputs)), order)
 
     best = min(candidates, key=rank)
-    opens = _opens_reasoning(best, rendering.prompt)
     if with_reasoning:
         if (v := _WITH_REASONING.get(best.name)) in by_name:
             evidence.append(f"{v} rather than {best.name}: the template renders reasoning")
             best = by_name[v]
     v = _PROMPT_OPENS_REASONING.get(best.name)
-    if v in by_name and _opens_reasoning(by_name[v], rendering.prompt):
+    if v in by_name and _opens_reasoning(by_name[v], rendering, with_reasoning):
         evidence.append(f"{v} rather than {best.name}: the generation prompt opens reasoning")
         best = by_name[v]
-        opens = True
+    opens = _opens_reasoning(best, rendering, with_reasoning)
     found = _markers_found(best, rendering.outputs)
     evidence.append(
         f"{best.name} reads every rendering back"
@@ -613,10 +612,14 @@ def _built_in(
     return Detection(best, best.name, False, tuple(evidence), in_prompt)
 
 
-def _opens_reasoning(fmt: Format, prompt: str) -> bool:
-    """Whether the generation prompt ends inside the format's reasoning block."""
+def _opens_reasoning(fmt: Format, rendering: _Rendering, with_reasoning: bool) -> bool:
+    """Whether the generation prompt ends inside the format's reasoning block: the
+    rendered reasoning reads back only as starting inside it, or (where the history shows
+    no reasoning) the prompt ends with the format's opening reasoning marker."""
     if fmt.reasoning == "none" or "start_in_reasoning" not in fmt.grammar.entries:
         return False
-    tail = prompt.rstrip()
+    if with_reasoning and "reasoning" in rendering.outputs:
+        return _parses_back(fmt, rendering.outputs["reasoning"], "reasoning", True) is True
+    tail = rendering.prompt.rstrip()
     think_open = [m for m in fmt.markers if "think" in m.lower() and "/" not in m]
     return any(tail.endswith(m) for m in think_open)
