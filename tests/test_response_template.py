@@ -215,6 +215,19 @@ QWEN_XML_SCHEMA = {
     },
 }
 
+LIST_SCHEMA = {
+    "x-regex": r"(?:<calls>(?P<tool_calls>.+?)</calls>)?\s*(?P<content>.*)",
+    "properties": {
+        "content": {"type": "string"},
+        "tool_calls": {
+            "x-parser": "json",
+            "x-parser-args": {
+                "transform": "[*].{type: 'function', function: {name: n, arguments: a}}"
+            },
+        },
+    },
+}
+
 PARIS = ("get_weather", {"city": "Paris"})
 UTC = ("get_time", {"timezone": "UTC"})
 JSON_PARIS = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
@@ -337,6 +350,19 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, Any, Any, list[Any], list
                 "Hm.",
                 None,
                 [("get_weather", {"city": "Paris", "days": 2})],
+                [],
+            )
+        ],
+    ),
+    "list_schema": (
+        LIST_SCHEMA,
+        [
+            (
+                '<calls>[{"n": "get_weather", "a": {"city": "Paris"}}, {"n": "get_time", "a": '
+                '{"timezone": "UTC"}}]</calls>\nDone.',
+                None,
+                "Done.",
+                [PARIS, UTC],
                 [],
             )
         ],

@@ -486,12 +486,22 @@ def _schema_calls(
     name: str,
 ) -> Format:
     what = "response_schema.tool_calls"
-    items = node.get("items") if isinstance(node.get("items"), Mapping) else {}
-    assert isinstance(items, Mapping)
+    raw_items = node.get("items")
+    items: Mapping[str, Any] = raw_items if isinstance(raw_items, Mapping) else {}
     if whole_open is not None and whole_close is not None:
-        if "x-parser" not in node:
+        if node.get("x-parser") != "json":
             raise ValueError(f"{what}: calls without x-parser json are not supported")
-        keys, _each = _jmes_keys((node.get("x-parser-args") or {}).get("transform"), what)
+        keys, each = _jmes_keys((node.get("x-parser-args") or {}).get("transform"), what)
+        if each:
+            return bracket_json(
+                whole_open,
+                array=True,
+                close=whole_close,
+                name_keys=keys[:1],
+                args_keys=keys[1:],
+                think=think,
+                name=name,
+            )
         return json_in_tags(
             whole_open,
             whole_close,

@@ -1,10 +1,10 @@
 """Which format a chat template's model writes: ``detect_format(chat_template)``.
 
 The template (a Jinja chat template as found in a tokenizer config or a ``.jinja`` file) is
-rendered in a sandbox for a few probe conversations: an assistant message with reasoning
-and an answer, one with a tool call and one with two calls.  What the template writes for
-the assistant turn, after the generation prompt, is what the model learnt to write; it is
-parsed with every built-in format.
+rendered in a sandbox for a few probe conversations: an assistant answer, an answer with
+reasoning, one tool call and two tool calls.  What the template writes for the assistant
+turn, after the generation prompt and without its end-of-turn text, is what the model
+learnt to write; it is parsed with every built-in format.
 
 - A built-in format whose parse of every rendering gives back exactly the probe messages
   (the calls, their arguments, the answer, the reasoning when the template renders it) is
@@ -136,7 +136,7 @@ def _environment() -> Any:
     try:
         from jinja2.ext import loopcontrols
         from jinja2.sandbox import ImmutableSandboxedEnvironment
-    except ImportError as e:  # pragma: no cover - depends on the installation
+    except ImportError as e:
         raise ImportError("detect_format needs jinja2: pip install 'toolparse[templates]'") from e
     from jinja2.exceptions import TemplateError
 
