@@ -60,6 +60,7 @@ OPENS_REASONING = {"deepseek_r1", "minimax_m2", "nemotron_v2"}
 # template file -> (derived format name, the markers it must know)
 DERIVED = {
     "derived_json_tags": ("derived_json_in_tags", {"<my_call>", "</my_call>", "<reflect>"}),
+    "derived_json_keys": ("derived_json_in_tags", {"<tool_call>", "</tool_call>"}),
     "derived_bracket_call": ("derived_bracket_json", {"[CALL]"}),
     "derived_bracket_list": ("derived_bracket_json", {"[CALLS]"}),
     "derived_name_tag": ("derived_name_tag_json", {'<call name="', '">', "</call>"}),
@@ -227,6 +228,22 @@ DERIVED_OUTPUTS: dict[str, list[tuple[str, str | None, str | None, list[Any], li
         ),
         ('<my_call>{"name": "get_weather", "arguments": {"ci', None, None, [], ["incomplete"]),
         ("Just text, no calls.", None, "Just text, no calls.", [], []),
+    ],
+    "derived_json_keys": [
+        (
+            '<tool_call>\n{"function": "get_weather", "params": {"city": "Paris"}}\n</tool_call>',
+            None,
+            None,
+            [PARIS],
+            [],
+        ),
+        (
+            '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>',
+            None,
+            None,
+            [],
+            ["invalid_arguments"],
+        ),
     ],
     "derived_bracket_call": [
         (
