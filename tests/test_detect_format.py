@@ -142,6 +142,12 @@ def test_a_template_that_renders_one_call_only_is_checked_on_what_it_renders() -
     assert any("two calls probe" in e and "not checked" in e for e in d.evidence)
 
 
+def test_a_template_that_takes_arguments_as_json_text_is_rendered_with_them() -> None:
+    d = detect("deepseek_v31")
+    assert d.name == "deepseek_v31"
+    assert "the one call probe renders with its arguments as JSON text" in d.evidence
+
+
 def test_the_probes_are_the_assistant_turn_after_the_generation_prompt() -> None:
     prompt, outputs, failures = render_probes(template("minimax_m2"))
     assert prompt.endswith("<think>\n") and not failures

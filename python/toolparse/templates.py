@@ -197,6 +197,7 @@ class _Rendering:
     prompt: str  # the generation prompt's rendering
     outputs: dict[str, str]  # probe -> what the model would write
     failures: dict[str, str]  # probe -> why the template could not render it
+    notes: tuple[str, ...] = ()  # how the probes had to be given
 
 
 def render_probes(chat_template: str) -> tuple[str, dict[str, str], dict[str, str]]:
@@ -235,12 +236,19 @@ def _render(chat_template: str) -> _Rendering:
         raise ValueError(f"the chat template does not render a user message: {e}") from e
     raw: dict[str, str] = {}
     failures: dict[str, str] = {}
+    notes: list[str] = []
     for probe, message in PROBES.items():
         try:
             whole = render([user, message], False)
         except Exception as e:
-            failures[probe] = f"{type(e).__name__}: {e}"
-            continue
+            failure = f"{type(e).__name__}: {e}"
+            # some templates take the arguments as the JSON text (OpenAI's wire form)
+            try:
+                whole = render([user, _arguments_as_text(message)], False)
+            except Exception:
+                failures[probe] = failure
+                continue
+            notes.append(f"the {probe} probe renders with its arguments as JSON text")
         # the assistant turn, then the part of it the generation prompt writes
         turn = whole[_common_prefix(history, whole) :]
         generation = prompt[_common_prefix(history, prompt) :]
@@ -252,7 +260,17 @@ def _render(chat_template: str) -> _Rendering:
         if end and text.endswith(end):
             text = text[: -len(end)].rstrip()
         outputs[probe] = text.lstrip("\n")
-    return _Rendering(prompt, outputs, failures)
+    return _Rendering(prompt, outputs, failures, tuple(dict.fromkeys(notes)))
+
+
+def _arguments_as_text(message: dict[str, Any]) -> dict[str, Any]:
+    if not message.get("tool_calls"):
+        raise ValueError("no tool calls")
+    calls = [
+        {**c, "function": {**c["function"], "arguments": json.dumps(c["function"]["arguments"])}}
+        for c in message["tool_calls"]
+    ]
+    return {**message, "tool_calls": calls}
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -550,6 +568,7 @@ def detect_format(chat_template: str, *, formats: Sequence[Format] | None = None
     rendering = _render(chat_template)
     evidence: list[str] = []
     outputs = rendering.outputs
+    evidence.extend(rendering.notes)
     for probe, why in rendering.failures.items():
         evidence.append(f"the template cannot render the {probe} probe ({why}); not checked")
     for probe, text in outputs.items():
