@@ -148,6 +148,12 @@ def test_a_template_that_takes_arguments_as_json_text_is_rendered_with_them() ->
     assert "the one call probe renders with its arguments as JSON text" in d.evidence
 
 
+def test_a_template_that_writes_the_call_id_for_the_name_gets_kimi_style_ids() -> None:
+    d = detect("kimi_k2")
+    assert d.name == "kimi_k2"
+    assert "the two calls probe renders with Kimi-style call ids" in d.evidence
+
+
 def test_the_probes_are_the_assistant_turn_after_the_generation_prompt() -> None:
     prompt, outputs, failures = render_probes(template("minimax_m2"))
     assert prompt.endswith("<think>\n") and not failures

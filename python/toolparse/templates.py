@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -170,9 +170,11 @@ def _environment() -> Any:
     return env
 
 
-def _call(name: str, arguments: dict[str, Any], index: int) -> dict[str, Any]:
+def _call(name: str, arguments: Any, index: int, kimi_id: bool = False) -> dict[str, Any]:
     return {
-        "id": f"call{index}abcd",  # 9 characters: Mistral templates insist
+        # 9 characters, as Mistral templates insist; or Kimi's functions.NAME:IDX, which its
+        # template writes as the call (the only place the name appears)
+        "id": f"functions.{name}:{index}" if kimi_id else f"call{index}abcd",
         "type": "function",
         "function": {"name": name, "arguments": arguments},
     }
@@ -182,14 +184,30 @@ def _assistant(**fields: Any) -> dict[str, Any]:
     return {"role": "assistant", "content": "", **fields}
 
 
+def _calls(*calls: tuple[str, dict[str, Any]], text: bool = False, kimi: bool = False) -> Any:
+    return [
+        _call(name, json.dumps(args) if text else args, i, kimi)
+        for i, (name, args) in enumerate(calls)
+    ]
+
+
 PROBES: dict[str, dict[str, Any]] = {
     "answer": _assistant(content=ANSWER),
     "reasoning": _assistant(
         content=ANSWER, reasoning_content=REASONING, thinking=REASONING, reasoning=REASONING
     ),
-    "one call": _assistant(tool_calls=[_call(*CALL_1, 0)]),
-    "two calls": _assistant(tool_calls=[_call(*CALL_1, 0), _call(*CALL_2, 1)]),
+    "one call": _assistant(tool_calls=_calls(CALL_1)),
+    "two calls": _assistant(tool_calls=_calls(CALL_1, CALL_2)),
 }
+# Other ways to give the calls, tried in order where a template refuses the first or does
+# not write the tool name: arguments as JSON text (OpenAI's wire form, which some templates
+# concatenate), ids in Kimi's functions.NAME:IDX form.
+_CALL_VARIANTS = (
+    ("its arguments as JSON text", {"text": True}),
+    ("Kimi-style call ids", {"kimi": True}),
+    ("its arguments as JSON text and Kimi-style call ids", {"text": True, "kimi": True}),
+)
+_PROBE_CALLS = {"one call": (CALL_1,), "two calls": (CALL_1, CALL_2)}
 
 
 @dataclass(frozen=True)
@@ -237,22 +255,32 @@ def _render(chat_template: str) -> _Rendering:
     raw: dict[str, str] = {}
     failures: dict[str, str] = {}
     notes: list[str] = []
+
+    def turn(whole: str | None) -> str | None:
+        # the assistant turn: what the conversation adds to the user message's rendering
+        return None if whole is None else whole[_common_prefix(history, whole) :]
+
+    def names_written(text: str | None, calls: tuple[tuple[str, Any], ...]) -> bool:
+        return text is not None and all(name in text for name, _ in calls)
+
+    generation = prompt[_common_prefix(history, prompt) :]
     for probe, message in PROBES.items():
-        try:
-            whole = render([user, message], False)
-        except Exception as e:
-            failure = f"{type(e).__name__}: {e}"
-            # some templates take the arguments as the JSON text (OpenAI's wire form)
-            try:
-                whole = render([user, _arguments_as_text(message)], False)
-            except Exception:
-                failures[probe] = failure
-                continue
-            notes.append(f"the {probe} probe renders with its arguments as JSON text")
-        # the assistant turn, then the part of it the generation prompt writes
-        turn = whole[_common_prefix(history, whole) :]
-        generation = prompt[_common_prefix(history, prompt) :]
-        raw[probe] = turn[_shared_head(generation, turn) :]
+        whole, failure = _try_render(render, [user, message])
+        body = turn(whole)
+        calls = _PROBE_CALLS.get(probe, ())
+        if calls and not names_written(body, calls):
+            for how, options in _CALL_VARIANTS:
+                variant = {**message, "tool_calls": _calls(*calls, **options)}
+                other = turn(_try_render(render, [user, variant])[0])
+                if names_written(other, calls):
+                    body = other
+                    notes.append(f"the {probe} probe renders with {how}")
+                    break
+        if body is None:
+            failures[probe] = failure
+            continue
+        # without the part of the turn the generation prompt writes
+        raw[probe] = body[_shared_head(generation, body) :]
     end = _end_of_turn(raw.get("answer"), list(raw.values()))
     outputs = {}
     for probe, body in raw.items():
@@ -263,14 +291,14 @@ def _render(chat_template: str) -> _Rendering:
     return _Rendering(prompt, outputs, failures, tuple(dict.fromkeys(notes)))
 
 
-def _arguments_as_text(message: dict[str, Any]) -> dict[str, Any]:
-    if not message.get("tool_calls"):
-        raise ValueError("no tool calls")
-    calls = [
-        {**c, "function": {**c["function"], "arguments": json.dumps(c["function"]["arguments"])}}
-        for c in message["tool_calls"]
-    ]
-    return {**message, "tool_calls": calls}
+def _try_render(
+    render: Callable[[list[dict[str, Any]], bool], str], messages: list[dict[str, Any]]
+) -> tuple[str | None, str]:
+    """The rendering of a conversation, or None and why the template refused it."""
+    try:
+        return render(messages, False), ""
+    except Exception as e:
+        return None, f"{type(e).__name__}: {e}"
 
 
 def _common_prefix(a: str, b: str) -> int:
