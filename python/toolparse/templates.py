@@ -200,12 +200,24 @@ PROBES: dict[str, dict[str, Any]] = {
     "two calls": _assistant(tool_calls=_calls(CALL_1, CALL_2)),
 }
 # Other ways to give the calls, tried in order where a template refuses the first or does
-# not write the tool name: arguments as JSON text (OpenAI's wire form, which some templates
-# concatenate), ids in Kimi's functions.NAME:IDX form.
-_CALL_VARIANTS = (
-    ("its arguments as JSON text", {"text": True}),
-    ("Kimi-style call ids", {"kimi": True}),
-    ("its arguments as JSON text and Kimi-style call ids", {"text": True, "kimi": True}),
+# not write the tool names: content None (OpenAI's form for a message with calls), arguments
+# as JSON text (OpenAI's wire form, which some templates concatenate), ids in Kimi's
+# functions.NAME:IDX form (Kimi's template writes the id, not the name).
+_CALL_VARIANTS = tuple(
+    (
+        ", ".join(
+            [
+                *(["content None"] if content is None else []),
+                *(["arguments as JSON text"] if text else []),
+                *(["Kimi-style call ids"] if kimi else []),
+            ]
+        ),
+        content,
+        {"text": text, "kimi": kimi},
+    )
+    for content in (None, "")
+    for text, kimi in ((True, False), (False, True), (True, True), (False, False))
+    if content is None or text or kimi
 )
 _PROBE_CALLS = {"one call": (CALL_1,), "two calls": (CALL_1, CALL_2)}
 
@@ -269,8 +281,8 @@ def _render(chat_template: str) -> _Rendering:
         body = turn(whole)
         calls = _PROBE_CALLS.get(probe, ())
         if calls and not names_written(body, calls):
-            for how, options in _CALL_VARIANTS:
-                variant = {**message, "tool_calls": _calls(*calls, **options)}
+            for how, content, options in _CALL_VARIANTS:
+                variant = {**message, "content": content, "tool_calls": _calls(*calls, **options)}
                 other = turn(_try_render(render, [user, variant])[0])
                 if names_written(other, calls):
                     body = other
