@@ -760,8 +760,23 @@ def _render_arguments(template: _Template, arguments: Mapping[str, Any]) -> str:
         middle = mid
         if not isinstance(value, str) and 'string="true"' in mid:
             middle = mid.replace('string="true"', 'string="false"')  # DeepSeek DSML
+        if not isinstance(value, str) and 'type="string"' in mid:
+            middle = mid.replace('type="string"', f'type="{_json_type(value)}"')  # Kimi K3
         parts.append(f"{pre}{key}{middle}{text}{post}{sep}")
     return "".join(parts)
+
+
+def _json_type(value: Any) -> str:
+    """The JSON Schema type name of a value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _python_literal(value: Any) -> str:
@@ -1062,7 +1077,14 @@ def _locate_parameters(
         value_at = text.find(shown, key_at + len(key))
         if element_at < 0 or value_at < 0:
             return None
+        # the element ends at the first ">" that ends the text or is followed by
+        # whitespace or "<": a closer spelled with special tokens (<|close|>argument<|sep|>)
+        # has a ">" inside it
         close = text.find(">", value_at + len(shown))
+        while 0 <= close < len(text) - 1 and not (
+            text[close + 1].isspace() or text[close + 1] == "<"
+        ):
+            close = text.find(">", close + 1)
         if close < 0:
             return None
         element_end = close + 1

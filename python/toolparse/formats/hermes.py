@@ -1,4 +1,8 @@
-"""Hermes / Qwen2.5 JSON calls: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``."""
+"""Hermes / Qwen2.5 JSON calls: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``.
+
+llama.cpp parses Xiaomi MiMo-VL (its XIAOMI_MIMO format) as this same shape, and SGLang's
+``trinity`` is its Hermes detector under another name, hence the aliases.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ _think, _ = think_block(THINK_OPEN, THINK_CLOSE)
 
 FORMAT = Format(
     name="hermes",
-    aliases=("qwen25", "qwen", "trinity"),
+    aliases=("qwen25", "qwen", "trinity", "xiaomi_mimo"),
     description="Hermes 2/3, Qwen2.5 and other <tool_call> JSON models; optional <think> block",
     families=("Hermes 2 Pro", "Hermes 3", "Qwen2.5"),
     model_ids=(

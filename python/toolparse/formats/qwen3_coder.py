@@ -1,4 +1,8 @@
-"""Qwen3-Coder XML calls: ``<function=NAME>`` with ``<parameter=P>`` values typed by the schema."""
+"""Qwen3-Coder XML calls: ``<function=NAME>`` with ``<parameter=P>`` values typed by the schema.
+
+vLLM and SGLang parse Xiaomi MiMo-V2, StepFun Step-3.5 and Nanbeige 4 outputs with this
+same parser (their ``mimo``, ``step3p5`` and ``nanbeige`` names), hence the aliases.
+"""
 
 from __future__ import annotations
 
@@ -34,10 +38,16 @@ FUNCTION_OPEN = "<function="
 
 FORMAT = Format(
     name="qwen3_coder",
-    aliases=("qwen3_xml", "qwen3-coder"),
+    aliases=("qwen3_xml", "qwen3-coder", "mimo", "step3p5", "nanbeige"),
     description="Qwen3-Coder and Qwen3.5 XML calls; parameter values typed by the tool schemas",
-    families=("Qwen3-Coder", "Qwen3.5"),
-    model_ids=("Qwen/Qwen3-Coder-*", "Qwen/Qwen3.5-*"),
+    families=("Qwen3-Coder", "Qwen3.5", "MiMo-V2", "Step-3.5", "Nanbeige 4"),
+    model_ids=(
+        "Qwen/Qwen3-Coder-*",
+        "Qwen/Qwen3.5-*",
+        "XiaomiMiMo/MiMo-V2-*",
+        "stepfun-ai/Step-3.5-*",
+        "Nanbeige/Nanbeige4*",
+    ),
     reasoning="optional",
     call_in_reasoning="ends_reasoning",
     needs_tools=True,
