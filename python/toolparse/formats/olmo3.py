@@ -35,10 +35,11 @@ Choices and what could not be pinned down:
   reads a bare list of call lines with no block.  This grammar follows the template: text
   before and after a block is content, and calls are read only inside a block.
 - A block the output leaves unclosed keeps the calls it completed, with no error.
-- reasoning_in_prompt defaults to False (the Instruct template does not open reasoning);
-  OLMo 3 Think models need reasoning_in_prompt=True.  vLLM's own reasoning parser is
-  inconsistent here (its streaming path assumes an open block, its non-streaming path
-  does not).
+- reasoning_in_prompt defaults to False: the Instruct template does not open reasoning,
+  and an Instruct output read as reasoning would lose its calls.  OLMo 3 Think models need
+  reasoning_in_prompt=True: vLLM's olmo3 reasoning parsers (meant for them) start in
+  reasoning and drop a leading ``<think>``, because some OLMo 3 templates write it in the
+  prompt.  A ``</think>`` in content is content, as in vLLM's engine parser.
 """
 
 from __future__ import annotations
