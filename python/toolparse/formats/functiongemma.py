@@ -1,0 +1,187 @@
+"""Google FunctionGemma: ``<start_function_call>call:NAME{...}<end_function_call>`` calls
+whose arguments are written in Gemma notation with ``<escape>`` around strings.
+
+What the model writes (in the model turn, after a developer turn that declares the
+functions; one line, wrapped here)::
+
+    <start_function_call>call:get_weather{city:<escape>Tokyo, Japan<escape>,
+    unit:<escape>celsius<escape>}<end_function_call>
+
+Facts this grammar relies on:
+
+- ``<start_function_call>``, ``<end_function_call>``, ``<escape>``,
+  ``<start_function_response>`` and ``<end_of_turn>`` are special tokens of the
+  FunctionGemma tokenizer; the serving stack must keep them in the text (vLLM's
+  functiongemma parser turns skip_special_tokens off when tools are given).
+- A call is ``<start_function_call>call:NAME{key:VALUE,...}<end_function_call>``; parallel
+  calls follow each other (Google's FunctionGemma formatting guide; vLLM's functiongemma
+  parser and its tests).  A call ends once ``<end_function_call>`` has arrived; after a
+  malformed call the input is skipped up to it.
+- Keys are bare text up to ``:``.  Values use the notation of the Gemma chat templates'
+  format_argument: a string is raw text between two ``<escape>`` tokens, with no escapes
+  inside (a quote, a backslash, a newline or a brace is plain data); numbers, ``true`` and
+  ``false`` are bare; dicts ``{k:v,...}`` have bare keys; arrays are ``[v,...]`` (Google's
+  guide: ``response:get_weather{temperature:15,weather:<escape>sunny<escape>}``).
+  ``null`` is accepted as in Gemma 4.  Whitespace may follow ``{``, ``,`` and ``:``.
+- ``<start_function_response>`` is the token the model writes after its calls to hand
+  over to the tools, and Google lists it as an extra stop sequence; ``<end_of_turn>`` ends
+  the turn.  Where a server leaves either in the text, the message ends there and what
+  follows is not parsed.
+- The model has no reasoning block.
+
+Choices:
+
+- A top-level string value streams as a JSON string; any other value is converted to
+  JSON when it ends (decode="gemma").  vLLM's parser reads only ``key:<escape>...<escape>``
+  pairs and runs json.loads on each string, so it gives ``<escape>42<escape>`` as the
+  number 42 and drops bare numbers; this grammar follows the template (an escaped value
+  is a string, a bare number a number).
+- Content is the text outside calls (vLLM keeps only the text before the first call,
+  stripped).  Whitespace right after ``<end_function_call>`` is not content; a stray
+  ``<end_function_call>`` is dropped.
+
+What cannot be done correctly yet: a string nested inside a dict or an array
+(``filters:{lang:<escape>en<escape>}``).  The engine's Gemma value converter (decode="gemma",
+csrc/gemmavalue.c and reference/gemmavalue.py) knows only Gemma 4's ``<|"|>`` string
+delimiter, so it would turn such a value into invalid JSON text.  The grammar does not
+accept ``<escape>`` below the top level: such a call is reported as invalid arguments,
+never delivered with a wrong value.  Containers of numbers, booleans, null and further
+containers convert correctly.  Reading them needs a Gemma value decode whose string
+delimiter is a parameter (or a FunctionGemma variant of it).  toolparse.validate has the
+same limit: its Gemma notation writes strings between ``<|"|>``, so it cannot render an
+example call with a string argument for this format.
+"""
+
+from __future__ import annotations
+
+from ..grammar import (
+    Grammar,
+    Node,
+    chars,
+    choice,
+    cut,
+    eof,
+    lit,
+    many,
+    opt,
+    recover,
+    ref,
+    seq,
+    tag,
+    until,
+    ws,
+)
+from ._base import Format, skip_past, skip_rest
+
+CALL_OPEN, CALL_CLOSE = "<start_function_call>", "<end_function_call>"
+ESCAPE = "<escape>"
+RESPONSE_OPEN, TURN_END = "<start_function_response>", "<end_of_turn>"
+
+_CONTENT_ENDS = (CALL_OPEN, CALL_CLOSE, RESPONSE_OPEN, TURN_END)
+
+
+def _separated(item: Node) -> Node:
+    """item, then more of it after commas, with optional whitespace around each comma."""
+    return seq(item, many(seq(ws(), lit(","), ws(), item)))
+
+
+def _value_rules() -> dict[str, Node]:
+    """A value that is not a string: what decode="gemma" converts correctly (no string may
+    appear inside it, see the module docstring)."""
+    return {
+        "value": choice(
+            ref("dict"),
+            ref("array"),
+            lit("true"),
+            lit("false"),
+            lit("null"),
+            chars("-+.0-9eE", min1=True),
+        ),
+        "member": seq(
+            until(":", "}", ",", ESCAPE, min1=True, need_stop=True), lit(":"), ws(), ref("value")
+        ),
+        "dict": seq(lit("{"), ws(), opt(_separated(ref("member"))), ws(), lit("}")),
+        "array": seq(lit("["), ws(), opt(_separated(ref("value"))), ws(), lit("]")),
+    }
+
+
+def _argument() -> Node:
+    """One top-level ``key:value``: a string streams, any other value is converted to JSON
+    when it ends."""
+    key = tag("param_name", until(":", "}", ",", ESCAPE, CALL_CLOSE, min1=True, need_stop=True))
+    string = seq(
+        lit(ESCAPE),
+        cut(),
+        tag("param_value", until(ESCAPE, need_stop=True), decode="string"),
+        lit(ESCAPE),
+    )
+    return seq(
+        key,
+        ws(),
+        lit(":"),
+        cut(),
+        ws(),
+        choice(string, tag("param_value", ref("value"), decode="gemma")),
+    )
+
+
+def _call() -> Node:
+    body = seq(
+        ws(),
+        lit("call:"),
+        tag("tool_name", until("{", CALL_CLOSE, min1=True, need_stop=True)),
+        lit("{"),
+        ws(),
+        opt(_separated(ref("argument"))),
+        ws(),
+        lit("}"),
+        ws(),
+        lit(CALL_CLOSE),
+    )
+    return seq(
+        lit(CALL_OPEN),
+        cut(),
+        recover(tag("tool_call", body), skip_past(CALL_CLOSE)),
+        ws(),
+    )
+
+
+FORMAT = Format(
+    name="functiongemma",
+    description="Google FunctionGemma: <start_function_call>call:NAME{key:<escape>text<escape>,"
+    "n:1}<end_function_call> calls in Gemma notation",
+    families=("FunctionGemma",),
+    model_ids=("google/functiongemma-*", "unsloth/functiongemma-*"),
+    markers=(CALL_OPEN, CALL_CLOSE, RESPONSE_OPEN, TURN_END),
+    call_markers=(CALL_OPEN, CALL_CLOSE),
+    argument_notation="Gemma values",
+    grammar=Grammar(
+        rules={
+            "start": seq(ws(), ref("body")),
+            "body": seq(
+                many(
+                    choice(
+                        ref("call"),
+                        ref("stray_close"),
+                        ref("turn_end"),
+                        ref("content"),
+                    )
+                ),
+                eof(),
+            ),
+            "call": _call(),
+            "argument": _argument(),
+            "stray_close": lit(CALL_CLOSE),
+            "turn_end": seq(choice(lit(TURN_END), lit(RESPONSE_OPEN)), cut(), skip_rest()),
+            "content": tag("content", until(*_CONTENT_ENDS, min1=True, commit=True)),
+            **_value_rules(),
+        },
+        entries={"start": "start"},
+    ),
+    examples=(
+        "<start_function_call>call:get_weather{city:<escape>Tokyo, Japan<escape>,"
+        "unit:<escape>celsius<escape>}<end_function_call>",
+        "Let me look that up.<start_function_call>call:get_weather_forecast{"
+        "city:<escape>Oslo<escape>,days:3,include_hourly:false}<end_function_call>",
+    ),
+)
