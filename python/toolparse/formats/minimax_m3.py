@@ -1,0 +1,166 @@
+"""MiniMax-M3: ``<mm:think>`` reasoning and a ``]<]minimax[>[<tool_call>`` block of invokes
+whose arguments are tags named after them.
+
+What the model writes (``]<]minimax[>[`` is a namespace token that precedes every tag; an
+invoke is one line, wrapped here)::
+
+    <mm:think>The user wants the weather in Paris and Rome.</mm:think>Checking both.
+    ]<]minimax[>[<tool_call>
+    ]<]minimax[>[<invoke name="get_weather">]<]minimax[>[<city>Paris]<]minimax[>[</city>
+    ]<]minimax[>[</invoke>
+    ]<]minimax[>[<invoke name="get_weather">]<]minimax[>[<city>Rome]<]minimax[>[</city>
+    ]<]minimax[>[</invoke>
+    ]<]minimax[>[</tool_call>
+
+Facts this grammar relies on:
+
+- ``]<]minimax[>[``, ``<tool_call>``, ``</tool_call>``, ``<mm:think>`` and ``</mm:think>``
+  are tokens of the M3 tokenizer (llama.cpp common/parsers/minimax-m3.cpp keeps them;
+  vLLM's reasoning parser matches the think markers by token id).  A block is
+  ``]<]minimax[>[<tool_call>``, invokes, ``]<]minimax[>[</tool_call>``; an invoke is
+  ``]<]minimax[>[<invoke name="NAME">``, its arguments, ``]<]minimax[>[</invoke>``; an
+  argument is ``]<]minimax[>[<KEY>VALUE]<]minimax[>[</KEY>`` (llama.cpp; vLLM's and
+  SGLang's minimax_m3 parsers).  vLLM's serializer writes a newline after the block's
+  opening tag and after each invoke, and nothing between arguments; llama.cpp allows
+  whitespace between all of them.  Several invokes share one block.
+- A string value is raw text up to its closing tag; any other scalar is typed by the tool
+  schema (llama.cpp reads a JSON value there; vLLM and SGLang convert by the schema), so
+  needs_tools.  Values are kept verbatim, whitespace included (vLLM, llama.cpp).
+- Reasoning: the output opens with ``<mm:think>`` (vLLM's minimax_m3 reasoning parser;
+  llama.cpp), or, with thinking disabled, with a bare ``</mm:think>`` that is dropped;
+  with thinking_mode="enabled" the template writes ``<mm:think>`` itself
+  (reasoning_in_prompt=True; a repeated opener is dropped).  Reasoning ends only at
+  ``</mm:think>``: a block inside it is reasoning text (both peers).
+- Text before the block is content.  Each invoke is one call, delivered at its
+  ``]<]minimax[>[</invoke>``.
+
+Choices: whitespace around blocks, invokes and arguments, and after ``</mm:think>``, is
+not content.  A later block and text after a block are read too (vLLM and llama.cpp stop
+after the first block; SGLang reads several).  A broken invoke is reported and skipped up
+to its ``]<]minimax[>[</invoke>``.  A stream that ends after a complete invoke, before
+``]<]minimax[>[</tool_call>``, keeps its calls with no error.  SGLang also accepts
+whitespace between the namespace token and the tag; this grammar does not.
+
+What the engine cannot do yet, and what this grammar does instead:
+
+- Nested values.  M3 writes an object argument as nested tags named after its keys and
+  an array as ``]<]minimax[>[<item>`` elements, recursively (the template's to_xml macro;
+  vLLM's and SGLang's nested parsers, llama.cpp's TOOL_ARG_OBJECT / TOOL_ARG_ARRAY
+  mapper), with the leaves typed by the nested schema.  toolparse's event builder builds
+  the arguments as one flat object of parameter values, and has no value converter for
+  nested tags: building them needs nested parameter frames (an object or array opened and
+  closed by tags, each leaf typed by its schema path) or a decode that turns an M3 tag
+  tree into JSON using the parameter's schema.  Until then, a value that opens with a
+  nested tag is reported as invalid arguments and the invoke is skipped; no call is
+  delivered with a wrong value.  An object or array argument written as JSON text
+  (``]<]minimax[>[<tags>["a","b"]]<]minimax[>[</tags>``, which vLLM and SGLang convert by
+  the schema) is read.
+- Closing tags are named after their opening tag; the grammar has no back-reference, so
+  it checks that a value is closed by ``]<]minimax[>[</`` + a name + ``>`` but not that
+  the name matches the key.  toolparse.validate meets the same limit: its template for
+  XML-style parameters has one closing text for every key, so it cannot render an example
+  call for this format.
+"""
+
+from __future__ import annotations
+
+from ..grammar import (
+    Grammar,
+    choice,
+    cut,
+    eof,
+    lit,
+    many,
+    not_ahead,
+    opt,
+    recover,
+    ref,
+    seq,
+    tag,
+    until,
+    ws,
+)
+from ._base import Format, reasoning_rules, skip_past
+
+NS = "]<]minimax[>["
+BLOCK_OPEN, BLOCK_CLOSE = NS + "<tool_call>", NS + "</tool_call>"
+INVOKE_OPEN, INVOKE_CLOSE = NS + '<invoke name="', NS + "</invoke>"
+TAG_OPEN, TAG_CLOSE = NS + "<", NS + "</"
+THINK_OPEN, THINK_CLOSE = "<mm:think>", "</mm:think>"
+
+# an opening tag (not a closing one): what starts an argument, or a nested value
+_OPENING_TAG = seq(lit(TAG_OPEN), not_ahead(lit("/")))
+
+FORMAT = Format(
+    name="minimax_m3",
+    aliases=("minimax-m3",),
+    description="MiniMax-M3: <mm:think> reasoning, a ]<]minimax[>[<tool_call> block of invokes "
+    "whose arguments are tags named after them, typed by the tool schemas",
+    families=("MiniMax-M3",),
+    model_ids=("MiniMaxAI/MiniMax-M3*",),
+    reasoning="optional",
+    reasoning_in_prompt=False,
+    call_in_reasoning="text",
+    needs_tools=True,
+    markers=(BLOCK_OPEN, BLOCK_CLOSE, INVOKE_OPEN, INVOKE_CLOSE, THINK_OPEN, THINK_CLOSE),
+    call_markers=(INVOKE_OPEN, INVOKE_CLOSE),
+    grammar=Grammar(
+        rules={
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
+            # a bare </mm:think> at the start (thinking disabled) is dropped
+            "start": seq(
+                ws(),
+                opt(choice(ref("think"), seq(lit(THINK_CLOSE), ws()))),
+                ref("body"),
+            ),
+            "body": seq(many(choice(ref("block"), ref("content"))), eof()),
+            "block": seq(
+                lit(BLOCK_OPEN),
+                cut(),
+                recover(
+                    seq(ws(), many(ref("invoke")), choice(lit(BLOCK_CLOSE), eof())),
+                    skip_past(BLOCK_CLOSE),
+                ),
+                ws(),
+            ),
+            "invoke": seq(
+                lit(INVOKE_OPEN),
+                cut(),
+                recover(
+                    tag(
+                        "tool_call",
+                        seq(
+                            tag("tool_name", until('"', need_stop=True)),
+                            lit('">'),
+                            ws(),
+                            many(ref("argument")),
+                            lit(INVOKE_CLOSE),
+                        ),
+                    ),
+                    seq(until(INVOKE_CLOSE, BLOCK_CLOSE), opt(lit(INVOKE_CLOSE))),
+                ),
+                ws(),
+            ),
+            "argument": seq(
+                _OPENING_TAG,
+                cut(),
+                tag("param_name", until(">", NS, need_stop=True)),
+                lit(">"),
+                # a nested value cannot be converted yet (see above): it fails here
+                not_ahead(_OPENING_TAG),
+                tag("param_value", until(NS, need_stop=True)),
+                lit(TAG_CLOSE),
+                until(">", NS, need_stop=True),
+                lit(">"),
+                ws(),
+            ),
+            "content": tag("content", until(BLOCK_OPEN, min1=True, commit=True)),
+        },
+        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
+    ),
+    examples=(
+        f"<mm:think>The user wants the weather in Paris.</mm:think>{BLOCK_OPEN}\n"
+        f'{INVOKE_OPEN}get_weather">{TAG_OPEN}city>Paris{TAG_CLOSE}city>{INVOKE_CLOSE}\n'
+        f"{BLOCK_CLOSE}",
+    ),
+)
