@@ -326,7 +326,8 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
             c->ptypes = decode == TP_DECODE_STRING ? string_only : json_only;
             c->n_ptypes = 1;
             c->param_streams = decode == TP_DECODE_STRING;
-        } else if (decode == TP_DECODE_PYTHON || decode == TP_DECODE_GEMMA) {
+        } else if (decode == TP_DECODE_PYTHON || decode == TP_DECODE_GEMMA ||
+                   decode == TP_DECODE_FUNCTIONGEMMA) {
             c->param_streams = 0; /* converted whole, at its end */
         }
         if (c->in_param && c->param_streams) TRY(args_str(e, "\""));
@@ -591,7 +592,9 @@ static tp_status finish_call(tp_emitter *e) {
 static tp_status converted_value(tp_emitter *e, uint32_t decode, const uint8_t *raw, size_t n) {
     tp_buf json = {NULL, 0, 0};
     tp_status st = decode == TP_DECODE_PYTHON ? tp_python_literal_to_json(&json, raw, n)
-                                              : tp_gemma_value_to_json(&json, raw, n);
+                   : decode == TP_DECODE_GEMMA
+                       ? tp_gemma_value_to_json(&json, raw, n, TP_GEMMA_QUOTE)
+                       : tp_gemma_value_to_json(&json, raw, n, TP_FUNCTIONGEMMA_QUOTE);
     if (st == TP_OK) st = args(e, json.data, json.len);
     tp_buf_free(&json);
     return st;
@@ -665,7 +668,8 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         tp_buf_free(&decoded);
     } else if (f.role == TP_ROLE_PARAM_VALUE && c->in_param) {
         if (c->param_streams) st = args_str(e, "\"");
-        else if (f.decode == TP_DECODE_PYTHON || f.decode == TP_DECODE_GEMMA)
+        else if (f.decode == TP_DECODE_PYTHON || f.decode == TP_DECODE_GEMMA ||
+                 f.decode == TP_DECODE_FUNCTIONGEMMA)
             st = converted_value(e, f.decode, data, n);
         else st = typed_value(e, data, n);
         c->in_param = 0;

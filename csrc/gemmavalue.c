@@ -1,4 +1,4 @@
-/* gemmavalue.c: Gemma 4 value to JSON text; the twin of
+/* gemmavalue.c: Gemma 4 (and FunctionGemma) value to JSON text; the twin of
  * python/toolparse/reference/gemmavalue.py. */
 #include "gemmavalue.h"
 
@@ -10,13 +10,15 @@
         if (st_ != TP_OK) return st_;      \
     } while (0)
 
-static const uint8_t QUOTE[] = "<|\"|>";
-#define QUOTE_LEN 5u
+typedef struct quote_text {
+    const uint8_t *text;
+    size_t len;
+} quote_text;
 
 static int is_space(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
 
-static int quote_at(const uint8_t *s, size_t n, size_t k) {
-    return n - k >= QUOTE_LEN && memcmp(s + k, QUOTE, QUOTE_LEN) == 0;
+static int quote_at(const quote_text *q, const uint8_t *s, size_t n, size_t k) {
+    return n - k >= q->len && memcmp(s + k, q->text, q->len) == 0;
 }
 
 /* text as a JSON string */
@@ -26,7 +28,8 @@ static tp_status json_string(tp_buf *out, const uint8_t *text, size_t len) {
     return tp_buf_append(out, "\"", 1);
 }
 
-static tp_status convert(tp_buf *out, tp_buf *open, const uint8_t *s, size_t n) {
+static tp_status convert(tp_buf *out, tp_buf *open, const quote_text *q, const uint8_t *s,
+                         size_t n) {
     size_t k = 0;
     int want_key = 0;
     while (k < n) {
@@ -42,12 +45,12 @@ static tp_status convert(tp_buf *out, tp_buf *open, const uint8_t *s, size_t n) 
             TRY(tp_buf_append(out, ": ", 2));
             if (k < n) k++;
             want_key = 0;
-        } else if (quote_at(s, n, k)) {
-            size_t start = k + QUOTE_LEN;
+        } else if (quote_at(q, s, n, k)) {
+            size_t start = k + q->len;
             k = start;
-            while (k < n && !quote_at(s, n, k)) k++;
+            while (k < n && !quote_at(q, s, n, k)) k++;
             TRY(json_string(out, s + start, k - start));
-            k = k < n ? k + QUOTE_LEN : n;
+            k = k < n ? k + q->len : n;
         } else if (b == '{' || b == '[') {
             TRY(tp_buf_append(open, &b, 1));
             TRY(tp_buf_append(out, &b, 1));
@@ -70,9 +73,13 @@ static tp_status convert(tp_buf *out, tp_buf *open, const uint8_t *s, size_t n) 
     return TP_OK;
 }
 
-tp_status tp_gemma_value_to_json(tp_buf *out, const uint8_t *s, size_t n) {
+tp_status tp_gemma_value_to_json(tp_buf *out, const uint8_t *s, size_t n, const char *quote) {
     tp_buf open = {NULL, 0, 0}; /* the containers open at this point, innermost last */
-    tp_status st = convert(out, &open, s, n);
+    quote_text q;
+    tp_status st;
+    q.text = (const uint8_t *)quote;
+    q.len = strlen(quote);
+    st = convert(out, &open, &q, s, n);
     tp_buf_free(&open);
     return st;
 }

@@ -32,6 +32,7 @@ enum {
 #define TP_DECODE_JSON 3u   /* a parameter value the output says is JSON */
 #define TP_DECODE_PYTHON 4u /* a parameter value written as a Python literal */
 #define TP_DECODE_GEMMA 5u  /* a parameter value written as a Gemma 4 value */
+#define TP_DECODE_FUNCTIONGEMMA 6u /* a FunctionGemma value: Gemma notation, <escape> strings */
 
 /* Roles: the order of grammar.ROLES. */
 enum {

@@ -84,9 +84,9 @@ JSON_CLOSE_AT_END = 1  # a value the end of the input cuts off matches (repair g
 # TOPEN decode operand: how a captured value is read.  For a name or an id: raw text or a
 # JSON string token.  For a parameter value: typed by the schema (raw), or as the output
 # says: always a string, or a JSON value (a string when it is not valid JSON), or a
-# Python literal or a Gemma 4 value (converted to JSON).
+# Python literal or a Gemma 4 / FunctionGemma value (converted to JSON).
 DECODE_RAW, DECODE_JSON_STRING, DECODE_STRING, DECODE_JSON, DECODE_PYTHON = 0, 1, 2, 3, 4
-DECODE_GEMMA = 5
+DECODE_GEMMA, DECODE_FUNCTIONGEMMA = 5, 6
 
 MAGIC = b"TPG1"
 
@@ -337,6 +337,7 @@ _DECODES = {
     "json": DECODE_JSON,
     "python": DECODE_PYTHON,
     "gemma": DECODE_GEMMA,
+    "functiongemma": DECODE_FUNCTIONGEMMA,
 }
 
 
@@ -344,19 +345,21 @@ def tag(
     role: Role,
     item: Node,
     *,
-    decode: Literal["raw", "json_string", "string", "json", "python", "gemma"] = "raw",
+    decode: Literal[
+        "raw", "json_string", "string", "json", "python", "gemma", "functiongemma"
+    ] = "raw",
 ) -> Node:
     """The bytes item matches carry a semantic role.  decode: "json_string" for a name,
     id, or reasoning or content text written as a JSON string (decoded as it streams);
     "string", "json", "python" (a Python literal, which item must delimit, e.g.
-    json("python")) or "gemma" (a Gemma 4 value: bare dict keys, strings between <|"|>)
-    for a parameter value whose type the output itself states (otherwise the tool schema
-    types it)."""
+    json("python")), "gemma" (a Gemma 4 value: bare dict keys, strings between <|"|>) or
+    "functiongemma" (the same notation, strings between <escape>) for a parameter value
+    whose type the output itself states (otherwise the tool schema types it)."""
     if role not in ROLES:
         raise GrammarError(f"unknown role {role!r}")
     if decode not in _DECODES:
         raise GrammarError(f"unknown decode {decode!r}")
-    if decode in ("string", "json", "python", "gemma") and role != "param_value":
+    if decode in ("string", "json", "python", "gemma", "functiongemma") and role != "param_value":
         raise GrammarError(f"decode={decode!r} is for param_value, not {role!r}")
     return Tag(role, item, _DECODES[decode])
 

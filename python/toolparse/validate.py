@@ -726,7 +726,11 @@ def _minimal(schema: Any, root: Any, depth: int) -> Any:
 # the template with the name and the arguments replaced; it is parsed back with the
 # tool's schema and used only if it gives exactly the intended call.
 
-Notation = Literal["json", "python", "gemma", "params"]
+Notation = Literal["json", "python", "gemma", "gemma_escape", "params"]
+# Gemma notation's string delimiters: Gemma 4's, and FunctionGemma's ("gemma_escape").
+_GEMMA_QUOTES = {"gemma": '<|"|>', "gemma_escape": "<escape>"}
+# Stands for the key in an element's closing text that names it (MiniMax-M3's </KEY>).
+_KEY_SLOT = "\x00"
 
 
 @dataclass(frozen=True)
@@ -751,8 +755,8 @@ def _render_arguments(template: _Template, arguments: Mapping[str, Any]) -> str:
         return json.dumps(arguments, ensure_ascii=False)
     if template.notation == "python":
         return ", ".join(f"{key}={_python_literal(value)}" for key, value in arguments.items())
-    if template.notation == "gemma":
-        return _gemma_value(dict(arguments))
+    if template.notation in _GEMMA_QUOTES:
+        return _gemma_value(dict(arguments), _GEMMA_QUOTES[template.notation])
     pre, mid, post, sep = template.element
     parts = []
     for key, value in arguments.items():
@@ -762,7 +766,7 @@ def _render_arguments(template: _Template, arguments: Mapping[str, Any]) -> str:
             middle = mid.replace('string="true"', 'string="false"')  # DeepSeek DSML
         if not isinstance(value, str) and 'type="string"' in mid:
             middle = mid.replace('type="string"', f'type="{_json_type(value)}"')  # Kimi K3
-        parts.append(f"{pre}{key}{middle}{text}{post}{sep}")
+        parts.append(f"{pre}{key}{middle}{text}{post.replace(_KEY_SLOT, key)}{sep}")
     return "".join(parts)
 
 
@@ -796,13 +800,13 @@ def _python_literal(value: Any) -> str:
     return json.dumps(value)
 
 
-def _gemma_value(value: Any) -> str:
+def _gemma_value(value: Any, quote: str) -> str:
     if isinstance(value, str):
-        return f'<|"|>{value}<|"|>'
+        return f"{quote}{value}{quote}"
     if isinstance(value, list):
-        return "[" + ",".join(_gemma_value(v) for v in value) + "]"
+        return "[" + ",".join(_gemma_value(v, quote) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ",".join(f"{k}:{_gemma_value(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join(f"{k}:{_gemma_value(v, quote)}" for k, v in value.items()) + "}"
     return json.dumps(value)
 
 
@@ -1024,14 +1028,15 @@ def _locate_arguments(
         elif opener == "{":
             close = _matching(text, after, "{", "}")
             if close is not None:
-                return (after, close + 1), "gemma", none
+                escaped = _GEMMA_QUOTES["gemma_escape"] in text[after:close]
+                return (after, close + 1), "gemma_escape" if escaped else "gemma", none
         at = text.find(call.name, at + 1)
     return _locate_parameters(text, call, start)
 
 
 def _matching(text: str, at: int, opener: str, closer: str) -> int | None:
     """The index of the bracket closing the one at text[at], skipping quoted strings
-    (Python quotes and Gemma's <|"|> delimiters)."""
+    (Python quotes and Gemma's delimiters)."""
     depth, i, quote = 0, at, ""
     while i < len(text):
         if quote:
@@ -1040,8 +1045,9 @@ def _matching(text: str, at: int, opener: str, closer: str) -> int | None:
                 continue
             i += 2 if text[i] == "\\" and quote in "\"'" else 1
             continue
-        if text.startswith('<|"|>', i):
-            quote, i = '<|"|>', i + 5
+        gemma_quote = next((q for q in _GEMMA_QUOTES.values() if text.startswith(q, i)), "")
+        if gemma_quote:
+            quote, i = gemma_quote, i + len(gemma_quote)
             continue
         char = text[i]
         if char in "\"'":
@@ -1077,12 +1083,15 @@ def _locate_parameters(
         value_at = text.find(shown, key_at + len(key))
         if element_at < 0 or value_at < 0:
             return None
-        # the element ends at the first ">" that ends the text or is followed by
-        # whitespace or "<": a closer spelled with special tokens (<|close|>argument<|sep|>)
-        # has a ">" inside it
+        # the element ends at the first ">" that ends the text, is followed by whitespace
+        # or "<", or closes a tag named after the key (</KEY>): a closer spelled with
+        # special tokens (<|close|>argument<|sep|>, ]<]minimax[>[</KEY>) has a ">" inside it
+        named_close = f"</{key}>"
         close = text.find(">", value_at + len(shown))
         while 0 <= close < len(text) - 1 and not (
-            text[close + 1].isspace() or text[close + 1] == "<"
+            text[close + 1].isspace()
+            or text[close + 1] == "<"
+            or text.endswith(named_close, 0, close + 1)
         ):
             close = text.find(">", close + 1)
         if close < 0:
@@ -1091,11 +1100,17 @@ def _locate_parameters(
         sep_end = element_end
         while sep_end < len(text) and text[sep_end] in " \t\r\n":
             sep_end += 1
+        post = text[value_at + len(shown) : element_end]
+        # text every tag carries before its "<" (MiniMax-M3's ]<]minimax[>[) belongs to the
+        # element: it is what the closing text has before its "</"
+        tag_prefix = post[: max(post.find("</"), 0)]
+        if tag_prefix and text.endswith(tag_prefix, cursor, element_at):
+            element_at -= len(tag_prefix)
         if first_element is None:
             first_element = (
                 text[element_at:key_at],
                 text[key_at + len(key) : value_at],
-                text[value_at + len(shown) : element_end],
+                post.replace(named_close, f"</{_KEY_SLOT}>"),
                 text[element_end:sep_end],
             )
             span_start = element_at

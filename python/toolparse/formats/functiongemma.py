@@ -32,7 +32,7 @@ Facts this grammar relies on:
 Choices:
 
 - A top-level string value streams as a JSON string; any other value is converted to
-  JSON when it ends (decode="gemma").  vLLM's parser reads only ``key:<escape>...<escape>``
+  JSON when it ends (decode="functiongemma").  vLLM's parser reads only ``key:<escape>...<escape>``
   pairs and runs json.loads on each string, so it gives ``<escape>42<escape>`` as the
   number 42 and drops bare numbers; this grammar follows the template (an escaped value
   is a string, a bare number a number).
@@ -40,16 +40,9 @@ Choices:
   stripped).  Whitespace right after ``<end_function_call>`` is not content; a stray
   ``<end_function_call>`` is dropped.
 
-What cannot be done correctly yet: a string nested inside a dict or an array
-(``filters:{lang:<escape>en<escape>}``).  The engine's Gemma value converter (decode="gemma",
-csrc/gemmavalue.c and reference/gemmavalue.py) knows only Gemma 4's ``<|"|>`` string
-delimiter, so it would turn such a value into invalid JSON text.  The grammar does not
-accept ``<escape>`` below the top level: such a call is reported as invalid arguments,
-never delivered with a wrong value.  Containers of numbers, booleans, null and further
-containers convert correctly.  Reading them needs a Gemma value decode whose string
-delimiter is a parameter (or a FunctionGemma variant of it).  toolparse.validate has the
-same limit: its Gemma notation writes strings between ``<|"|>``, so it cannot render an
-example call with a string argument for this format.
+Strings nested inside a dict or an array (``filters:{lang:<escape>en<escape>}``) are read
+as strings: decode="functiongemma" is the Gemma value converter with ``<escape>`` as the
+string delimiter.
 """
 
 from __future__ import annotations
@@ -86,17 +79,19 @@ def _separated(item: Node) -> Node:
 
 
 def _value_rules() -> dict[str, Node]:
-    """A value that is not a string: what decode="gemma" converts correctly (no string may
-    appear inside it, see the module docstring)."""
+    """A value that is not a top-level string (decode="functiongemma" converts it): strings
+    inside it are between <escape> tokens too."""
     return {
         "value": choice(
             ref("dict"),
             ref("array"),
+            ref("string"),
             lit("true"),
             lit("false"),
             lit("null"),
             chars("-+.0-9eE", min1=True),
         ),
+        "string": seq(lit(ESCAPE), until(ESCAPE, need_stop=True), lit(ESCAPE)),
         "member": seq(
             until(":", "}", ",", ESCAPE, min1=True, need_stop=True), lit(":"), ws(), ref("value")
         ),
@@ -121,7 +116,7 @@ def _argument() -> Node:
         lit(":"),
         cut(),
         ws(),
-        choice(string, tag("param_value", ref("value"), decode="gemma")),
+        choice(string, tag("param_value", ref("value"), decode="functiongemma")),
     )
 
 

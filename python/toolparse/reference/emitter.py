@@ -22,7 +22,7 @@ from ..events import (
 from ..limits import DEFAULT_LIMITS, Limits
 from ..message import ParseError, ToolCall
 from ..repair import repair_arguments
-from .gemmavalue import gemma_value_to_json
+from .gemmavalue import FUNCTIONGEMMA_QUOTE, gemma_value_to_json
 from .json import JsonScanner
 from .pyliteral import python_literal_to_json
 
@@ -360,7 +360,7 @@ class Emitter:
                 call.param_types = ("string",)
             elif decode == g.DECODE_JSON:
                 call.param_types = ("json",)
-            elif decode in (g.DECODE_PYTHON, g.DECODE_GEMMA):
+            elif decode in (g.DECODE_PYTHON, g.DECODE_GEMMA, g.DECODE_FUNCTIONGEMMA):
                 call.param_types = ("converted",)  # converted whole, at its end
             if call.param is not None and call.param_types == ("string",):
                 self._args('"', out)
@@ -438,6 +438,8 @@ class Emitter:
                 self._args(python_literal_to_json(bytes(frame.data)), out)
             elif frame.decode == g.DECODE_GEMMA:
                 self._args(gemma_value_to_json(bytes(frame.data)), out)
+            elif frame.decode == g.DECODE_FUNCTIONGEMMA:
+                self._args(gemma_value_to_json(bytes(frame.data), FUNCTIONGEMMA_QUOTE), out)
             else:
                 raw = frame.data.decode("utf-8", "replace")
                 self._args(typed_value(raw, call.param_types), out)

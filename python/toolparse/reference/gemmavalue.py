@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 QUOTE = b'<|"|>'
+FUNCTIONGEMMA_QUOTE = b"<escape>"  # FunctionGemma writes the same notation with this quote
 _SPACE = b" \t\r\n"
 
 
@@ -18,7 +19,7 @@ def _json_string(data: bytes) -> str:
     return json.dumps(data.decode("utf-8", "replace"), ensure_ascii=False)
 
 
-def gemma_value_to_json(data: bytes) -> str:
+def gemma_value_to_json(data: bytes, quote: bytes = QUOTE) -> str:
     out: list[str] = []
     open_containers = bytearray()  # innermost last
     want_key = False
@@ -33,12 +34,12 @@ def gemma_value_to_json(data: bytes) -> str:
             out.append(_json_string(data[k:end].rstrip(_SPACE)) + ": ")
             k = min(end + 1, n)
             want_key = False
-        elif data.startswith(QUOTE, k):
-            start = k + len(QUOTE)
-            end = data.find(QUOTE, start)
+        elif data.startswith(quote, k):
+            start = k + len(quote)
+            end = data.find(quote, start)
             end = n if end < 0 else end
             out.append(_json_string(data[start:end]))
-            k = min(end + len(QUOTE), n)
+            k = min(end + len(quote), n)
         elif b in b"{[":
             open_containers.append(b)
             out.append(chr(b))
