@@ -57,6 +57,7 @@ from __future__ import annotations
 from ..grammar import (
     Grammar,
     Node,
+    Role,
     ahead,
     choice,
     cut,
@@ -88,7 +89,7 @@ _VALUE_END = (
 )
 
 
-def _name(role: str) -> Node:
+def _name(role: Role) -> Node:
     """A name after ``name=``: in double quotes, in single quotes or bare, then ``>``."""
     return seq(
         choice(

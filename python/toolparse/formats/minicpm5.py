@@ -49,6 +49,7 @@ from __future__ import annotations
 from ..grammar import (
     Grammar,
     Node,
+    Role,
     choice,
     cut,
     eof,
@@ -73,7 +74,7 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 _VALUE_END = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, FUNCTION_CLOSE))
 
 
-def _name(role: str) -> Node:
+def _name(role: Role) -> Node:
     """A name in double or single quotes after ``name=``, then ``>``."""
     return seq(
         choice(
