@@ -810,24 +810,37 @@ static tp_status settle(tp_vm *vm) {
     return TP_OK;
 }
 
-/* Text inside UNTIL while nothing is undecided (no open alternative, no marker held or
- * half-matched, nothing waiting in the log): when no byte
- * of data can start a marker, all of it is certain output as it comes.  It goes straight
- * to the emitter, past the window, the instruction loop and the drain: the slow path
- * would emit exactly the same.  Returns 0 where it does not apply. */
+/* The fast path of a feed.  While the VM waits inside UNTIL or JSON and nothing is
+ * undecided (no open alternative, nothing waiting in the log, everything before emitted),
+ * a feed that the instruction takes whole without a decision (no byte that could start a
+ * marker; JSON that neither ends nor fails) is certain output as it comes.  It goes
+ * straight to the emitter, past the window, the instruction loop and the drain: the slow
+ * path would emit exactly the same.  Returns 0 where it does not apply; the JSON scanner
+ * has then seen data, and op_json reads its verdict again without rescanning. */
 static int feed_plain(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st) {
     uint64_t end = avail(vm);
-    tp_matcher *m;
-    if (vm->sub != SUB_UNTIL || vm->has_pending || vm->eof || vm->choices.len > vm->cut_level ||
-        vm->emitted_log != vm->log.len || vm->pos != end || vm->emitted_pos != end ||
-        vm->fed_to != end ||
+    const uint32_t *at_pc = vm->code + vm->pc;
+    if (vm->eof || vm->choices.len > vm->cut_level || vm->emitted_log != vm->log.len ||
+        vm->pos != end || vm->emitted_pos != end ||
         (vm->max_stream && len > vm->max_stream - end))
         return 0;
-    m = vm->matchers[vm->code[vm->pc + 1]];
-    if (tp_matcher_plain(m, data, len) != len) return 0;
-    tp_matcher_skip(m, len);
-    vm->fed_to = vm->pos = end + len;
-    until_commit(vm, vm->code[vm->pc + 2]);
+    if (vm->sub == SUB_UNTIL) {
+        tp_matcher *m = vm->matchers[at_pc[1]];
+        if (vm->has_pending || vm->fed_to != end || tp_matcher_plain(m, data, len) != len)
+            return 0;
+        tp_matcher_skip(m, len);
+        vm->fed_to = end + len;
+        vm->pos = end + len;
+        until_commit(vm, at_pc[2]);
+    } else if (vm->sub == SUB_JSON) {
+        tp_json *s = vm->scanners[(at_pc[1] & 0xFF) % 3];
+        if ((!vm->kind_checked && (at_pc[1] >> 8 & 0xFF) != TP_JSON_KIND_ANY) ||
+            tp_json_feed(s, data, len, NULL) != TP_JSON_NEED_MORE)
+            return 0;
+        vm->pos = end + len; /* the scanner took all of it */
+    } else {
+        return 0;
+    }
     *st = vm->emit_tags ? tp_emitter_text(vm->emitter, data, len) : TP_OK;
     vm->emitted_pos = vm->base = end + len; /* nothing before is needed again */
     vm->window.len = 0;
