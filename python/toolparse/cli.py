@@ -138,7 +138,11 @@ def _formats(args: argparse.Namespace) -> int:
             ", ".join(f.families),
             reasoning(f),
             "yes" if f.parallel_calls else "no",
-            "by schema" if f.needs_tools else f.argument_notation,
+            "no calls"
+            if not f.tool_calls
+            else "by schema"
+            if f.needs_tools
+            else f.argument_notation,
             "carried" if f.carries_ids else "generated",
         )
         for f in formats()

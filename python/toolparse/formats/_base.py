@@ -49,6 +49,8 @@ class Format:
     markers: the format's marker strings; they never reach content or reasoning text.
     call_markers: (the marker that opens a call, the one that closes it), where a call
     has both: a call ends only once its closing marker has arrived.
+    tool_calls: False for a model family that writes reasoning and an answer but no tool
+    calls (a reasoning-only format; its text is parsed, no call is ever made).
     carries_ids: the output carries tool call ids (else they are generated).
     fallback: a raw-text convention for models with no native format (prompted to write
     calls this way); format_for_model never picks it, so it has no model_ids.
@@ -70,6 +72,7 @@ class Format:
     markers: tuple[str, ...] = ()
     call_markers: tuple[str, str] | None = None
     parallel_calls: bool = True
+    tool_calls: bool = True
     carries_ids: bool = False
     fallback: bool = False
     examples: tuple[str, ...] = field(default=())

@@ -45,6 +45,7 @@ FORMAT = Format(
     markers=(THINK_OPEN, THINK_CLOSE),
     call_markers=None,
     parallel_calls=False,
+    tool_calls=False,
     grammar=Grammar(
         rules={
             **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
