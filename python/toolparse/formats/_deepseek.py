@@ -103,7 +103,7 @@ def token_body(call_body: Node, first_call_opening: Node | None = None) -> dict[
     }
 
 
-# -- the DSML form of V3.2 and V4 ----------------------------------------------------------
+# -- the DSML form of V3.2, V4 and V4.1 -----------------------------------------------------
 
 DSML = "｜DSML｜"
 INVOKE_OPEN = f'<{DSML}invoke name="'
@@ -112,27 +112,40 @@ PARAM_OPEN = f'<{DSML}parameter name="'
 PARAM_CLOSE = f"</{DSML}parameter>"
 
 
-def dsml_markers(block: str) -> tuple[str, str, tuple[str, ...]]:
+def dsml_tags(space: str = "") -> tuple[str, str, str, str]:
+    """(invoke opener up to the name, invoke closer, parameter opener up to the name,
+    parameter closer); `space` is what stands between ｜DSML｜ and the tag name (V4.1
+    writes one space there, V3.2 and V4 nothing)."""
+    return (
+        f'<{DSML}{space}invoke name="',
+        f"</{DSML}{space}invoke>",
+        f'<{DSML}{space}parameter name="',
+        f"</{DSML}{space}parameter>",
+    )
+
+
+def dsml_markers(block: str, space: str = "") -> tuple[str, str, tuple[str, ...]]:
     """(block opener, block closer, every marker) for the <｜DSML｜block> wrapper."""
-    block_open, block_close = f"<{DSML}{block}>", f"</{DSML}{block}>"
-    markers = (block_open, block_close, INVOKE_OPEN, INVOKE_CLOSE, PARAM_OPEN, PARAM_CLOSE)
-    return block_open, block_close, markers
+    block_open, block_close = f"<{DSML}{space}{block}>", f"</{DSML}{space}{block}>"
+    return block_open, block_close, (block_open, block_close, *dsml_tags(space))
 
 
-def _value(block_close: str, decode: Literal["string", "json"]) -> Node:
+def _value(block_close: str, decode: Literal["string", "json"], space: str = "") -> Node:
     """A parameter value up to </｜DSML｜parameter>, which ends it only where the next tag
     follows: a value may hold that text (a file that documents the format, say)."""
-    end = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, INVOKE_CLOSE, block_close))
+    _, invoke_close, param_open, param_close = dsml_tags(space)
+    end = stop(param_close, followed_by=(param_open, invoke_close, block_close))
     return tag("param_value", until(end, need_stop=True), decode=decode)
 
 
-def dsml_body(block: str) -> dict[str, Node]:
+def dsml_body(block: str, space: str = "") -> dict[str, Node]:
     """The rules after the reasoning block of the DSML form.
 
     body: content, then a block of invokes, then (rarely) more content.  The whitespace
     right before the block opener (the template's blank line) is not content.
     """
-    block_open, block_close, _ = dsml_markers(block)
+    block_open, block_close, _ = dsml_markers(block, space)
+    invoke_open, invoke_close, param_open, param_close = dsml_tags(space)
     return {
         "body": seq(many(choice(ref("block"), ref("content"))), eof()),
         "block": seq(
@@ -144,11 +157,11 @@ def dsml_body(block: str) -> dict[str, Node]:
             opt(seq(lit(block_close), ws())),
         ),
         "invoke": seq(
-            lit(INVOKE_OPEN),
+            lit(invoke_open),
             cut(),
             recover(
                 tag("tool_call", ref("invoke_rest")),
-                seq(until(INVOKE_CLOSE, block_close), opt(lit(INVOKE_CLOSE))),
+                seq(until(invoke_close, block_close), opt(lit(invoke_close))),
             ),
             ws(),
         ),
@@ -162,19 +175,31 @@ def dsml_body(block: str) -> dict[str, Node]:
                 seq(ahead(lit("{")), cut(), tag("tool_args", json(kind="object")), ws()),
                 many(ref("parameter")),
             ),
-            lit(INVOKE_CLOSE),
+            lit(invoke_close),
         ),
         "parameter": seq(
-            lit(PARAM_OPEN),
+            lit(param_open),
             cut(),
             tag("param_name", until('"', "\n", "<", need_stop=True)),
             lit('"'),
             ws(),
             choice(
-                seq(lit('string="true"'), cut(), ws(), lit(">"), _value(block_close, "string")),
-                seq(lit('string="false"'), cut(), ws(), lit(">"), _value(block_close, "json")),
+                seq(
+                    lit('string="true"'),
+                    cut(),
+                    ws(),
+                    lit(">"),
+                    _value(block_close, "string", space),
+                ),
+                seq(
+                    lit('string="false"'),
+                    cut(),
+                    ws(),
+                    lit(">"),
+                    _value(block_close, "json", space),
+                ),
             ),
-            lit(PARAM_CLOSE),
+            lit(param_close),
             ws(),
         ),
         "content": tag(
@@ -203,18 +228,19 @@ def reasoning_rules(*ends: str) -> dict[str, Node]:
     }
 
 
-def dsml_grammar(block: str) -> Grammar:
-    """The whole grammar of a DSML format whose call block is <｜DSML｜block>.
+def dsml_grammar(block: str, space: str = "") -> Grammar:
+    """The whole grammar of a DSML format whose call block is <｜DSML｜block> (with `space`
+    between ｜DSML｜ and every tag name, as in V4.1's <｜DSML｜ calls>).
 
     The template ends the prompt with <think> in thinking mode ("start_in_reasoning") and
     with </think> otherwise; "start" also takes a <think> block the output opens and a bare
     </think> it writes first.  The block opener ends unfinished reasoning."""
-    block_open, _, _ = dsml_markers(block)
+    block_open, _, _ = dsml_markers(block, space)
     return Grammar(
         rules={
             "start": seq(ws(), opt(choice(ref("think"), seq(lit(THINK_CLOSE), ws()))), ref("body"))
         }
         | reasoning_rules(f"\n\n{block_open}", f"\n{block_open}", block_open)
-        | dsml_body(block),
+        | dsml_body(block, space),
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
     )
