@@ -24,26 +24,31 @@ typedef struct call_state {
     int32_t index, tool;
     uint32_t params, n_ptypes;
     const uint32_t *ptypes;
-    tp_buf name, carried_id, args, pending;
+    tp_buf args, pending; /* streamed on every argument piece: before the rarer two */
+    tp_buf name, carried_id;
 } call_state;
 
 struct tp_emitter {
-    const tp_tools *tools;
-    frame *frames;
-    size_t depth, frames_cap;
-    tp_buf capture;
-    call_state call;
-    int32_t next_index;
-    tp_buf content, reasoning;
+    /* What streaming a piece of text reads and writes comes first, in few cache lines: a
+     * batch touches thousands of streams per step, and each line is a likely miss. */
+    int stopped; /* a limit was met */
     int any_reasoning;
-    uint64_t offset; /* stream offset of the tag opening or closing now */
+    size_t depth;
+    frame *frames;
     tp_event *events;
     size_t n_events, events_cap;
     tp_buf arena;
+    tp_buf content, reasoning;
+    uint64_t max_argument_bytes, max_tool_calls;
+    call_state call;
+    /* the rest */
+    const tp_tools *tools;
+    size_t frames_cap;
+    tp_buf capture;
+    int32_t next_index;
+    uint64_t offset;  /* stream offset of the tag opening or closing now */
     tp_json *scanner; /* for typing parameter values */
     int repair;       /* repair mode: arguments are held, salvageable calls reported */
-    uint64_t max_argument_bytes, max_tool_calls;
-    int stopped; /* a limit was met */
     /* Scratch for one piece of streamed text (escaped, decoded, joined to held bytes),
      * kept between feeds so that no feed allocates. */
     tp_buf escaped, decoded, joined;

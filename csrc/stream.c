@@ -265,7 +265,7 @@ void tp_stream_prefetch(const tp_stream *s) {
     const char *vm = (const char *)s->vm, *emitter = (const char *)s->emitter;
     int line;
     for (line = 0; line < 4; line++) TP_PREFETCH(vm + 64 * line); /* its hot fields */
-    for (line = 0; line < 3; line++) TP_PREFETCH(emitter + 64 * line);
+    for (line = 0; line < 4; line++) TP_PREFETCH(emitter + 64 * line); /* its hot fields */
 }
 
 void tp_stream_prefetch_state(const tp_stream *s) {
