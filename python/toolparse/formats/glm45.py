@@ -78,20 +78,22 @@ KEY_OPEN, KEY_CLOSE = "<arg_key>", "</arg_key>"
 VALUE_OPEN, VALUE_CLOSE = "<arg_value>", "</arg_value>"
 
 # The name ends at whitespace (GLM-4.5/4.6 write a newline after it), or directly at the
-# first argument or the end of the call (GLM-4.7).
-_NAME_END = ("\n", "\r", "\t", " ", KEY_OPEN, TOOL_CLOSE)
-# A value ends at </arg_value> only where the next argument or the end of the call follows.
-_VALUE_END = stop(VALUE_CLOSE, followed_by=(KEY_OPEN, TOOL_CLOSE))
+# first argument or the end of the call (GLM-4.7).  A value ends at </arg_value> only where
+# the next argument or the end of the call follows.
+_WHITESPACE = ("\n", "\r", "\t", " ")
 
 
-def glm_call_rules() -> dict[str, Node]:
-    """The call rules shared by the GLM-style formats (GLM-4.5 to 4.7, Ling 3)."""
+def glm_call_rules(open_marker: str = TOOL_OPEN, close_marker: str = TOOL_CLOSE) -> dict[str, Node]:
+    """The call rules shared by the GLM-style formats (GLM-4.5 to 4.7, Ling 3, Poolside,
+    IQuest Q1): the call between open_marker and close_marker."""
+    name_end = (*_WHITESPACE, KEY_OPEN, close_marker)
+    value_end = stop(VALUE_CLOSE, followed_by=(KEY_OPEN, close_marker))
     return {
         "call": call_block(
-            TOOL_OPEN,
-            TOOL_CLOSE,
+            open_marker,
+            close_marker,
             seq(
-                tag("tool_name", until(*_NAME_END, need_stop=True)),
+                tag("tool_name", until(*name_end, need_stop=True)),
                 ws(),
                 many(ref("argument")),
             ),
@@ -103,7 +105,7 @@ def glm_call_rules() -> dict[str, Node]:
             lit(KEY_CLOSE),
             ws(),
             lit(VALUE_OPEN),
-            tag("param_value", until(_VALUE_END, need_stop=True)),
+            tag("param_value", until(value_end, need_stop=True)),
             lit(VALUE_CLOSE),
             ws(),
         ),

@@ -41,26 +41,18 @@ from __future__ import annotations
 from ..grammar import (
     Grammar,
     choice,
-    cut,
     eof,
-    lit,
     many,
     ref,
     seq,
-    stop,
     tag,
     until,
-    ws,
 )
-from ._base import Format, call_block, reasoning_rules
+from ._base import Format, reasoning_rules
+from .glm45 import KEY_CLOSE, KEY_OPEN, VALUE_CLOSE, VALUE_OPEN, glm_call_rules
 
 TOOL_OPEN, TOOL_CLOSE = "<iquest_tool_call>", "</iquest_tool_call>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-KEY_OPEN, KEY_CLOSE = "<arg_key>", "</arg_key>"
-VALUE_OPEN, VALUE_CLOSE = "<arg_value>", "</arg_value>"
-
-_NAME_END = ("\n", "\r", "\t", " ", KEY_OPEN, TOOL_CLOSE)
-_VALUE_END = stop(VALUE_CLOSE, followed_by=(KEY_OPEN, TOOL_CLOSE))
 
 FORMAT = Format(
     name="iquest_q1",
@@ -86,27 +78,8 @@ FORMAT = Format(
     grammar=Grammar(
         rules={
             **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
+            **glm_call_rules(TOOL_OPEN, TOOL_CLOSE),
             "body": seq(many(choice(ref("call"), ref("content"))), eof()),
-            "call": call_block(
-                TOOL_OPEN,
-                TOOL_CLOSE,
-                seq(
-                    tag("tool_name", until(*_NAME_END, need_stop=True)),
-                    ws(),
-                    many(ref("argument")),
-                ),
-            ),
-            "argument": seq(
-                lit(KEY_OPEN),
-                cut(),
-                tag("param_name", until(KEY_CLOSE, need_stop=True)),
-                lit(KEY_CLOSE),
-                ws(),
-                lit(VALUE_OPEN),
-                tag("param_value", until(_VALUE_END, need_stop=True)),
-                lit(VALUE_CLOSE),
-                ws(),
-            ),
             "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
         },
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
