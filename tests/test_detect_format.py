@@ -28,6 +28,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 # template file -> the built-in format it must be recognised as
 BUILT_IN = {
     "apertus": "apertus",
+    "apriel": "apriel",
     "command_r7b": "cohere_command",
     "deepseek_r1": "deepseek_r1",
     "deepseek_v3": "deepseek_v3",
@@ -36,11 +37,17 @@ BUILT_IN = {
     "firefunction_v2": "firefunction_v2",
     "functionary_v3_1": "functionary_v3_1",
     "gemma4": "gemma4",
+    "gigachat3": "gigachat3",
     "glm45": "glm45",
     "gpt_oss": "gpt_oss",
     "granite": "granite",
     "hermes": "hermes",
+    "hunyuan_a13b": "hunyuan_a13b",
+    "inkling": "inkling",
+    "jamba": "jamba",
+    "kimi": "kimi",
     "kimi_k2": "kimi_k2",
+    "kimi_k3": "kimi_k3",
     "lfm2": "lfm2",
     "llama3_json": "llama3_json",
     "minimax_m2": "minimax_m2",
@@ -55,7 +62,13 @@ BUILT_IN = {
     "xlam": "xlam",
 }
 # templates whose generation prompt opens the reasoning block
-OPENS_REASONING = {"deepseek_r1", "minimax_m2", "nemotron_v2"}
+OPENS_REASONING = {
+    "apriel",
+    "deepseek_r1",
+    "kimi_k3",
+    "minimax_m2",
+    "nemotron_v2",
+}
 
 # template file -> (derived format name, the markers it must know)
 DERIVED = {
@@ -120,6 +133,7 @@ def test_built_in_family_is_recognised(stem: str) -> None:
         ("glm45", {"ling3"}),
         ("command_r7b", {"command_r7b"}),
         ("firefunction_v2", {"phi4_mini"}),
+        ("jamba", {"apriel", "hunyuan_a13b"}),
     ],
 )
 def test_formats_that_render_alike_are_named_in_the_evidence(stem: str, others: set[str]) -> None:
@@ -158,6 +172,36 @@ def test_a_template_that_writes_the_call_id_for_the_name_gets_kimi_style_ids() -
         e.startswith("the two calls probe renders with") and "Kimi-style call ids" in e
         for e in d.evidence
     )
+
+
+def test_a_template_that_writes_only_the_first_call_is_checked_on_one_call() -> None:
+    d = detect("gigachat3")
+    assert d.name == "gigachat3"
+    assert any("two calls probe" in e and "only the first" in e for e in d.evidence)
+
+
+def test_a_call_closed_by_the_end_of_turn_marker_is_read_with_it() -> None:
+    # Inkling's <|end_message|> ends every block, so it is also the turn's end
+    _, outputs, _ = render_probes(template("inkling"))
+    assert outputs["one call"].endswith('"name":"get_weather"}')
+    assert detect("inkling").name == "inkling"
+
+
+def test_the_end_of_turn_does_not_start_inside_a_marker() -> None:
+    # <|close|>response<|sep|> and <|close|>tools<|sep|> share <|sep|>, which is not the end
+    _, outputs, _ = render_probes(template("kimi_k3"))
+    assert outputs["answer"].endswith("<|close|>response<|sep|>")
+    assert outputs["one call"].endswith("<|close|>tools<|sep|>")
+
+
+def test_a_template_without_tool_calls_that_renders_reasoning_finds_a_format_without_calls() -> (
+    None
+):
+    d = detect("kimi")
+    assert d.name == "kimi" and d.format is not None and not d.format.tool_calls
+    assert any("writes no tool calls" in e for e in d.evidence)
+    # a plain template with neither calls nor reasoning stays unrecognised
+    assert detect("unrecognised_no_tools").format is None
 
 
 def test_the_probes_are_the_assistant_turn_after_the_generation_prompt() -> None:

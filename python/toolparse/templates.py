@@ -85,6 +85,9 @@ PROBE_TOOLS: list[dict[str, Any]] = [
 # [TOOL_CALLS][...], mistral being the family that writes it; firefunction_v2 and phi4_mini
 # both read " functools[...]", FireFunction's own template writes it (Phi-4-mini's writes
 # <|tool_call|>); granite and phi4_mini both read <|tool_call|>[...] left unclosed.
+# jamba, apriel and hunyuan_a13b all read a bare <tool_calls>[...]</tool_calls>: jamba is
+# the family that writes it alone (apriel's templates also write [BEGIN FINAL RESPONSE],
+# hunyuan_a13b's an <answer> block, which no other of the three reads).
 _PREFERENCE = (
     "cohere_command",
     "hermes",
@@ -97,6 +100,7 @@ _PREFERENCE = (
     "pythonic",
     "granite",
     "phi4_mini",
+    "jamba",
 )
 # A variant preferred over its base where the template shows what tells them apart:
 # reasoning rendered in <think> (Qwen3, whose format also ends reasoning at a call), or a
@@ -228,6 +232,9 @@ class _Rendering:
     outputs: dict[str, str]  # probe -> what the model would write
     failures: dict[str, str]  # probe -> why the template could not render it
     notes: tuple[str, ...] = ()  # how the probes had to be given
+    # probe -> the output with the end-of-turn text kept (a format may need it: Inkling's
+    # <|end_message|> closes a call and also ends the turn)
+    whole: dict[str, str] = field(default_factory=dict)
 
 
 def render_probes(chat_template: str) -> tuple[str, dict[str, str], dict[str, str]]:
@@ -288,19 +295,26 @@ def _render(chat_template: str) -> _Rendering:
                     body = other
                     notes.append(f"the {probe} probe renders with {how}")
                     break
+            else:
+                if len(calls) > 1 and names_written(body, calls[:1]):
+                    # a template that keeps the first call only (GigaChat 3's): the
+                    # rendering shows one call, not the probe's
+                    body, failure = None, "it writes only the first of the calls"
         if body is None:
             failures[probe] = failure
             continue
         # without the part of the turn the generation prompt writes
         raw[probe] = body[_shared_head(generation, body) :]
     end = _end_of_turn(raw.get("answer"), list(raw.values()))
-    outputs = {}
+    outputs: dict[str, str] = {}
+    with_end: dict[str, str] = {}
     for probe, body in raw.items():
         text = body.rstrip()
+        with_end[probe] = text.lstrip("\n")
         if end and text.endswith(end):
             text = text[: -len(end)].rstrip()
         outputs[probe] = text.lstrip("\n")
-    return _Rendering(prompt, outputs, failures, tuple(dict.fromkeys(notes)))
+    return _Rendering(prompt, outputs, failures, tuple(dict.fromkeys(notes)), with_end)
 
 
 def _try_render(
@@ -346,7 +360,16 @@ def _end_of_turn(answer: str | None, bodies: list[str]) -> str:
     suffix = ends[0]
     for e in ends[1:]:
         suffix = _common_suffix(suffix, e)
-    return _at_tag_start(suffix)
+    # from a tag start that does not follow a letter or digit: where the renderings differ
+    # just before their common end, it may begin inside a marker (Kimi K3's
+    # ``<|close|>response<|sep|>`` and ``<|close|>tools<|sep|>`` share ``<|sep|>``)
+    for i, c in enumerate(suffix):
+        if c not in "<[":
+            continue
+        before = [suffix[i - 1]] if i else [e[: len(e) - len(suffix)][-1:] for e in ends]
+        if not any(b.isalnum() for b in before):
+            return suffix[i:]
+    return ""
 
 
 # -- checking a format against the renderings --------------------------------------------------
@@ -381,9 +404,29 @@ def _parses_back(fmt: Format, text: str, probe: str, with_reasoning: bool) -> bo
     return None
 
 
-def _matches(fmt: Format, outputs: Mapping[str, str], with_reasoning: bool) -> bool:
+def _reads_back(
+    fmt: Format,
+    text: str,
+    probe: str,
+    with_reasoning: bool,
+    whole: Mapping[str, str] | None = None,
+) -> bool | None:
+    """_parses_back on the output, else on the output with its end-of-turn text (for a
+    format whose call ends with the marker that also ends the turn)."""
+    found = _parses_back(fmt, text, probe, with_reasoning)
+    if found is None and whole and whole.get(probe, text) != text:
+        found = _parses_back(fmt, whole[probe], probe, with_reasoning)
+    return found
+
+
+def _matches(
+    fmt: Format,
+    outputs: Mapping[str, str],
+    with_reasoning: bool,
+    whole: Mapping[str, str] | None = None,
+) -> bool:
     return all(
-        _parses_back(fmt, text, probe, with_reasoning and probe == "reasoning") is not None
+        _reads_back(fmt, text, probe, with_reasoning and probe == "reasoning", whole) is not None
         for probe, text in outputs.items()
     )
 
@@ -613,12 +656,28 @@ def detect_format(chat_template: str, *, formats: Sequence[Format] | None = None
         evidence.append(f"the template cannot render the {probe} probe ({why}); not checked")
     for probe, text in outputs.items():
         evidence.append(f"{probe} renders as {text!r}")
+    with_reasoning = REASONING in outputs.get("reasoning", "")
+    if with_reasoning and CALL_1[0] not in outputs.get("one call", ""):
+        # a template that writes no tool calls but renders reasoning: a format of a family
+        # that writes reasoning and answers only (kimi) may read it
+        chat = {p: t for p, t in outputs.items() if p in ("answer", "reasoning")}
+        without = [
+            f
+            for f in (formats or FORMATS.values())
+            if not f.tool_calls and _matches(f, chat, True, rendering.whole)
+        ]
+        if without:
+            evidence.append("the template writes no tool calls; formats without calls are tried")
+            return _built_in(without, rendering, True, evidence)
     if "one call" not in outputs:
         return Detection(None, None, False, (*evidence, "no tool call rendering: not recognised"))
-    with_reasoning = REASONING in outputs.get("reasoning", "")
     if not with_reasoning:
         evidence.append("the template does not render reasoning in the history")
-    candidates = [f for f in (formats or FORMATS.values()) if _matches(f, outputs, with_reasoning)]
+    candidates = [
+        f
+        for f in (formats or FORMATS.values())
+        if _matches(f, outputs, with_reasoning, rendering.whole)
+    ]
     if candidates:
         return _built_in(candidates, rendering, with_reasoning, evidence)
     evidence.append("no built-in format reads these renderings back")
@@ -678,7 +737,8 @@ def _opens_reasoning(fmt: Format, rendering: _Rendering, with_reasoning: bool) -
     if fmt.reasoning == "none" or "start_in_reasoning" not in fmt.grammar.entries:
         return False
     if with_reasoning and "reasoning" in rendering.outputs:
-        return _parses_back(fmt, rendering.outputs["reasoning"], "reasoning", True) is True
+        text = rendering.outputs["reasoning"]
+        return _reads_back(fmt, text, "reasoning", True, rendering.whole) is True
     tail = rendering.prompt.rstrip()
     think_open = [m for m in fmt.markers if "think" in m.lower() and "/" not in m]
     return any(tail.endswith(m) for m in think_open)
