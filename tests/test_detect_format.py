@@ -149,8 +149,8 @@ def test_built_in_family_is_recognised(stem: str) -> None:
 @pytest.mark.parametrize(
     ("stem", "others"),
     [
-        ("hermes", {"granite4", "qwen3", "xlam"}),
-        ("qwen3", {"hermes"}),
+        ("hermes", {"ernie45", "granite4", "qwen3", "xlam"}),
+        ("qwen3", {"ernie45", "hermes"}),
         ("mistral_v7", {"xlam"}),
         ("deepseek_r1", {"deepseek_v3"}),
         ("glm45", {"ling3"}),
@@ -226,6 +226,64 @@ def test_a_template_without_tool_calls_that_renders_reasoning_finds_a_format_wit
     assert any("writes no tool calls" in e for e in d.evidence)
     # a plain template with neither calls nor reasoning stays unrecognised
     assert detect("unrecognised_no_tools").format is None
+
+
+OPENSOURCE = [
+    (f"<{slash}{tag}>", f"<{slash}{tag}:opensource>")
+    for tag in ("tool_calls", "tool_call", "arg_key", "arg_value", "think")
+    for slash in ("", "/")
+] + [("<tool_sep>", "<tool_sep:opensource>")]
+
+
+@pytest.mark.parametrize(
+    ("stem", "replacements", "shown"),
+    [
+        # GigaChat 3.1: <|function_call|> right after the text, no "function call" turn
+        (
+            "gigachat3",
+            [
+                (
+                    "<|message_sep|>\\n\\n' }}\n{%- if message.tool_calls %}",
+                    "' }}\n{%- if message.tool_calls %}",
+                ),
+                ("'function call<|role_sep|>\\n' + ", "'<|function_call|>' + "),
+            ],
+            "<|function_call|>{",
+        ),
+        ("hunyuan", OPENSOURCE, "<tool_call:opensource>get_weather<tool_sep:opensource>"),
+        (
+            "k2_horizon",
+            [
+                (
+                    "</ifm|arg_key><ifm|arg_value>'",
+                    "</ifm|arg_key><ifm|arg_type>' + ('string' if value is string else 'integer')"
+                    " + '</ifm|arg_type><ifm|arg_value>'",
+                )
+            ],
+            "<ifm|arg_type>integer</ifm|arg_type><ifm|arg_value>3<",
+        ),
+        (
+            "hunyuan_a13b",
+            [
+                (
+                    "(message.content or '')",
+                    "('助手\uff1a' + message.content if message.content else '')",
+                )
+            ],
+            "助手\uff1a",
+        ),
+    ],
+)
+def test_a_family_variant_is_detected_as_the_family(
+    stem: str, replacements: list[tuple[str, str]], shown: str
+) -> None:
+    text = template(stem)
+    for old, new in replacements:
+        assert old in text
+        text = text.replace(old, new)
+    d = detect_format(text)
+    assert any(shown in e for e in d.evidence if "renders as" in e)
+    assert d.name == stem
 
 
 def test_the_probes_are_the_assistant_turn_after_the_generation_prompt() -> None:

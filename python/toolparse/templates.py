@@ -15,6 +15,8 @@ learnt to write; it is parsed with every built-in format.
   tags, a bracket tag before JSON, the tool name in a tag before JSON arguments, XML
   parameters.  A Format is built from those markers and must parse every rendering back
   too; only then is it returned (``derived=True``).
+- A template that writes no tool calls but renders reasoning is read with the formats of
+  families that write no calls (``kimi``); one that renders neither is not recognised.
 - Anything else is not recognised: ``Detection.format`` is None and the evidence says
   what was found.  No guess is made.
 
@@ -87,7 +89,9 @@ PROBE_TOOLS: list[dict[str, Any]] = [
 # <|tool_call|>); granite and phi4_mini both read <|tool_call|>[...] left unclosed.
 # jamba, apriel and hunyuan_a13b all read a bare <tool_calls>[...]</tool_calls>: jamba is
 # the family that writes it alone (apriel's templates also write [BEGIN FINAL RESPONSE],
-# hunyuan_a13b's an <answer> block, which no other of the three reads).
+# hunyuan_a13b's an <answer> block, which no other of the three reads).  hermes also wins
+# over ernie45 (ERNIE's templates wrap the reply in <response>, which only ernie45 reads),
+# and glm45 over poolside_v1 (the same <tool_call>NAME<arg_key>... layout and <think>).
 _PREFERENCE = (
     "cohere_command",
     "hermes",
