@@ -50,6 +50,7 @@ BUILT_IN = {
     "hermes": "hermes",
     "hunyuan": "hunyuan",
     "hunyuan_a13b": "hunyuan_a13b",
+    "hunyuan_a13b_answer": "hunyuan_a13b",
     "inkling": "inkling",
     "internlm": "internlm",
     "iquest_q1": "iquest_q1",
@@ -251,6 +252,21 @@ OPENSOURCE = [
             "<|function_call|>{",
         ),
         ("hunyuan", OPENSOURCE, "<tool_call:opensource>get_weather<tool_sep:opensource>"),
+        # OLMo 3 as vLLM's example template writes it: the calls on lines of their own,
+        # strings in single quotes
+        (
+            "olmo3",
+            [
+                ("'<function_calls>'", "'<function_calls>\\n'"),
+                ("'</function_calls>'", "'\\n</function_calls>'"),
+                (
+                    "{{- key + '=' + value | tojson }}",
+                    "{{- key + '=' }}"
+                    '{{- "\'" + value + "\'" if value is string else value | tojson }}',
+                ),
+            ],
+            "<function_calls>\\nget_weather(city='Paris', days=3)\\n</function_calls>",
+        ),
         (
             "k2_horizon",
             [
@@ -261,16 +277,6 @@ OPENSOURCE = [
                 )
             ],
             "<ifm|arg_type>integer</ifm|arg_type><ifm|arg_value>3<",
-        ),
-        (
-            "hunyuan_a13b",
-            [
-                (
-                    "(message.content or '')",
-                    "('助手\uff1a' + message.content if message.content else '')",
-                )
-            ],
-            "助手\uff1a",
         ),
     ],
 )

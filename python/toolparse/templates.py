@@ -89,9 +89,10 @@ PROBE_TOOLS: list[dict[str, Any]] = [
 # <|tool_call|>); granite and phi4_mini both read <|tool_call|>[...] left unclosed.
 # jamba, apriel and hunyuan_a13b all read a bare <tool_calls>[...]</tool_calls>: jamba is
 # the family that writes it alone (apriel's templates also write [BEGIN FINAL RESPONSE],
-# hunyuan_a13b's an <answer> block, which no other of the three reads).  hermes also wins
-# over ernie45 (ERNIE's templates wrap the reply in <response>, which only ernie45 reads),
-# and glm45 over poolside_v1 (the same <tool_call>NAME<arg_key>... layout and <think>).
+# Hunyuan-A13B's "助手" and a full-width colon before a reply and the model an <answer>
+# block, which no other of the three reads back).  hermes also wins over ernie45 (ERNIE's
+# templates wrap the reply in <response>, which only ernie45 reads), and glm45 over
+# poolside_v1 (the same <tool_call>NAME<arg_key>... layout and <think>).
 _PREFERENCE = (
     "cohere_command",
     "hermes",
