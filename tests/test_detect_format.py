@@ -190,6 +190,17 @@ def test_a_template_that_takes_arguments_as_json_text_is_rendered_with_them() ->
     )
 
 
+def test_a_template_that_writes_arguments_with_the_string_filter_gets_json_text() -> None:
+    # InternLM2's template writes the arguments with |string: Python's notation for a
+    # mapping, JSON for JSON text
+    d = detect("internlm")
+    assert d.name == "internlm"
+    assert any(
+        e.startswith("the one call probe renders with") and "arguments as JSON text" in e
+        for e in d.evidence
+    )
+
+
 def test_a_template_that_writes_the_call_id_for_the_name_gets_kimi_style_ids() -> None:
     d = detect("kimi_k2")
     assert d.name == "kimi_k2"
@@ -290,6 +301,14 @@ def test_a_family_variant_is_detected_as_the_family(
     d = detect_format(text)
     assert any(shown in e for e in d.evidence if "renders as" in e)
     assert d.name == stem
+
+
+def test_a_generation_prompt_may_end_with_a_space_the_turn_does_not_write() -> None:
+    # Granite-20B-FC: the prompt ends "ASSISTANT: ", a call turn is "ASSISTANT:<function_call>"
+    prompt, outputs, _ = render_probes(template("granite_20b_fc"))
+    assert prompt.endswith("ASSISTANT: ")
+    assert outputs["one call"].startswith("<function_call> {")
+    assert outputs["answer"] == "It is sunny in Paris."
 
 
 def test_the_probes_are_the_assistant_turn_after_the_generation_prompt() -> None:

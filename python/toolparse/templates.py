@@ -250,7 +250,10 @@ def render_probes(chat_template: str) -> tuple[str, dict[str, str], dict[str, st
     return r.prompt, dict(r.outputs), dict(r.failures)
 
 
-def _render(chat_template: str) -> _Rendering:
+def _render(chat_template: str, text_arguments: bool = False) -> _Rendering:
+    """The probes' renderings; text_arguments: the calls' arguments are given as JSON text
+    from the start (for a template that writes a mapping with ``|string``, which renders
+    Python's notation, not JSON)."""
     env = _environment()
     from jinja2.exceptions import TemplateError
 
@@ -289,9 +292,12 @@ def _render(chat_template: str) -> _Rendering:
 
     generation = prompt[_common_prefix(history, prompt) :]
     for probe, message in PROBES.items():
+        calls = _PROBE_CALLS.get(probe, ())
+        if calls and text_arguments:
+            message = {**message, "tool_calls": _calls(*calls, text=True)}
+            notes.append(f"the {probe} probe renders with arguments as JSON text")
         whole, failure = _try_render(render, [user, message])
         body = turn(whole)
-        calls = _PROBE_CALLS.get(probe, ())
         if calls and not names_written(body, calls):
             for how, content, options in _CALL_VARIANTS:
                 variant = {**message, "content": content, "tool_calls": _calls(*calls, **options)}
@@ -344,7 +350,9 @@ def _shared_head(generation: str, turn: str) -> int:
     prefix, cut back to the end of a marker or line where it stops inside one (a prompt
     ending ``<think>`` and a turn going on ``<tool_call>`` share only ``<``)."""
     common = _common_prefix(generation, turn)
-    if common == len(generation):
+    if common == len(generation) or not generation[common:].strip():
+        # all of it, or all but whitespace the prompt ends with and a turn need not write
+        # (Granite-20B-FC's prompt "ASSISTANT: ", its call turns "ASSISTANT:<function_call>")
         return common
     while common and generation[common - 1] not in ">]|\n":
         common -= 1
@@ -683,6 +691,22 @@ def detect_format(chat_template: str, *, formats: Sequence[Format] | None = None
         for f in (formats or FORMATS.values())
         if _matches(f, outputs, with_reasoning, rendering.whole)
     ]
+    if not candidates and not any("JSON text" in note for note in rendering.notes):
+        # the arguments may have been written in Python's notation (``|string``): with
+        # arguments as JSON text the template writes them as given
+        again = _render(chat_template, text_arguments=True)
+        if again.outputs != outputs and "one call" in again.outputs:
+            found = [
+                f
+                for f in (formats or FORMATS.values())
+                if _matches(f, again.outputs, with_reasoning, again.whole)
+            ]
+            if found:
+                evidence.extend(again.notes)
+                for probe in _PROBE_CALLS:
+                    if probe in again.outputs:
+                        evidence.append(f"{probe} renders as {again.outputs[probe]!r}")
+                rendering, candidates = again, found
     if candidates:
         return _built_in(candidates, rendering, with_reasoning, evidence)
     evidence.append("no built-in format reads these renderings back")
