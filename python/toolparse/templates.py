@@ -90,8 +90,9 @@ PROBE_TOOLS: list[dict[str, Any]] = [
 # jamba, apriel and hunyuan_a13b all read a bare <tool_calls>[...]</tool_calls>: jamba is
 # the family that writes it alone (apriel's templates also write [BEGIN FINAL RESPONSE],
 # Hunyuan-A13B's "助手" and a full-width colon before a reply and the model an <answer>
-# block, which no other of the three reads back).  hermes also wins over ernie45 (ERNIE's
-# templates wrap the reply in <response>, which only ernie45 reads), and glm45 over
+# block, which no other of the three reads back).  hermes wins over ernie45 for the Hermes
+# templates' <tool_call>{...}</tool_call> (an ERNIE-4.5 Thinking template, reasoning the
+# prompt opens and the reply in <response>, is read by ernie45 alone), and glm45 over
 # poolside_v1 (the same <tool_call>NAME<arg_key>... layout and <think>).
 _PREFERENCE = (
     "cohere_command",
