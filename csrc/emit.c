@@ -3,6 +3,7 @@
 
 #include "gemmavalue.h"
 #include "json.h"
+#include "m3value.h"
 #include "pyliteral.h"
 #include "text.h"
 
@@ -24,6 +25,9 @@ typedef struct call_state {
     int32_t index, tool;
     uint32_t params, n_ptypes;
     const uint32_t *ptypes;
+    int pknown;             /* the parameter is in the tool's schema */
+    const uint8_t *pschema; /* its schema node (NULL: none), for nested values */
+    size_t pschema_len;
     tp_buf args, pending; /* streamed on every argument piece: before the rarer two */
     tp_buf name, carried_id;
 } call_state;
@@ -95,6 +99,9 @@ static void call_clear(call_state *c) {
     c->params = 0;
     c->ptypes = string_only;
     c->n_ptypes = 1;
+    c->pknown = 0;
+    c->pschema = NULL;
+    c->pschema_len = 0;
     c->name.len = c->carried_id.len = c->args.len = c->pending.len = 0;
 }
 
@@ -334,6 +341,8 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
         } else if (decode == TP_DECODE_PYTHON || decode == TP_DECODE_GEMMA ||
                    decode == TP_DECODE_FUNCTIONGEMMA) {
             c->param_streams = 0; /* converted whole, at its end */
+        } else if (decode == TP_DECODE_MINIMAX_M3 && !c->pknown) {
+            c->param_streams = 0; /* its tags say what it is: converted at its end */
         }
         if (c->in_param && c->param_streams) TRY(args_str(e, "\""));
     }
@@ -485,81 +494,35 @@ static tp_status set_name(tp_emitter *e, const uint8_t *name, size_t n) {
     return c->begun ? announce(e) : TP_OK;
 }
 
-/* A parameter's raw text as JSON, typed by its schema types (string as the fallback). */
-static tp_status typed_value_of(tp_emitter *e, const uint8_t *raw, size_t n) {
-    const call_state *c = &e->call;
-    const uint8_t *text = raw;
-    size_t len = n, k;
-    while (len && (text[0] == ' ' || text[0] == '\t' || text[0] == '\n' || text[0] == '\r'))
-        text++, len--;
-    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\n' ||
-                   text[len - 1] == '\r'))
-        len--;
-    for (k = 0; k < c->n_ptypes; k++) {
-        uint32_t kind = c->ptypes[k], found;
-        size_t used = 0;
-        if (kind == TP_TYPE_STRING) break;
-        if (kind == TP_TYPE_BOOLEAN && (len == 4 || len == 5)) {
-            const char *want = len == 4 ? "true" : "false";
-            size_t j;
-            for (j = 0; j < len; j++) {
-                uint8_t b = text[j];
-                if (b >= 'A' && b <= 'Z') b = (uint8_t)(b + 32);
-                if (b != (uint8_t)want[j]) break;
-            }
-            if (j == len) return args_str(e, want);
-        }
-        if (len == 0) continue;
-        tp_json_reset(e->scanner);
-        tp_json_feed(e->scanner, text, len, &used);
-        if (tp_json_finish(e->scanner) != TP_JSON_COMPLETE || tp_json_end(e->scanner) != (int64_t)len)
-            continue;
-        switch (text[0]) {
-        case '{': found = TP_TYPE_OBJECT; break;
-        case '[': found = TP_TYPE_ARRAY; break;
-        case 't': case 'f': found = TP_TYPE_BOOLEAN; break;
-        case 'n': found = TP_TYPE_NULL; break;
-        case '"': found = TP_TYPE_STRING; break;
-        default: found = TP_TYPE_NUMBER; break;
-        }
-        if ((kind == TP_TYPE_INTEGER || kind == TP_TYPE_NUMBER) && found == TP_TYPE_NUMBER)
-            return args(e, text, len);
-        if ((kind == TP_TYPE_OBJECT || kind == TP_TYPE_ARRAY || kind == TP_TYPE_NULL) && found == kind)
-            return args(e, text, len);
-        if (kind == TP_TYPE_JSON) return args(e, text, len); /* the output said: a JSON value */
-    }
-    {
-        tp_buf quoted = {NULL, 0, 0};
-        tp_status st = tp_buf_append(&quoted, "\"", 1);
-        if (st == TP_OK) st = tp_json_escape_append(&quoted, raw, n);
-        if (st == TP_OK) st = tp_buf_append(&quoted, "\"", 1);
-        if (st == TP_OK) st = args(e, quoted.data, quoted.len);
-        tp_buf_free(&quoted);
-        return st;
-    }
+/* A parameter's raw text as JSON, typed by its schema types (string as the fallback); the
+ * raw text is read as text first: an ill-formed UTF-8 part becomes U+FFFD. */
+static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
+    tp_buf text = {NULL, 0, 0}, json = {NULL, 0, 0};
+    tp_status st = tp_utf8_replace_append(&text, raw, n);
+    if (st == TP_OK)
+        st = tp_typed_json(&json, e->scanner, e->call.ptypes, e->call.n_ptypes,
+                           text.data ? text.data : raw, text.len);
+    if (st == TP_OK) st = args(e, json.data, json.len);
+    tp_buf_free(&text);
+    tp_buf_free(&json);
+    return st;
 }
 
-/* The raw text is read as text first: an ill-formed UTF-8 part becomes U+FFFD. */
-static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
-    tp_buf text = {NULL, 0, 0};
-    size_t k = 0, run = 0;
-    tp_status st = TP_OK;
-    while (k < n && st == TP_OK) {
-        size_t bad = 0;
-        if (raw[k] < 0x80) {
-            k++;
-        } else if (tp_utf8_char(raw + k, n - k, &bad)) {
-            k += tp_utf8_char(raw + k, n - k, &bad);
-        } else {
-            st = tp_buf_append(&text, raw + run, k - run);
-            if (st == TP_OK) st = tp_buf_append(&text, "\xef\xbf\xbd", 3);
-            k += bad;
-            run = k;
-        }
-    }
-    if (st == TP_OK) st = tp_buf_append(&text, raw + run, n - run);
-    if (st == TP_OK) st = typed_value_of(e, text.data ? text.data : raw, text.len);
+/* A MiniMax-M3 parameter value (nested tags) as JSON text; malformed tags make the call's
+ * arguments invalid. */
+static tp_status m3_value(tp_emitter *e, const uint8_t *raw, size_t n) {
+    call_state *c = &e->call;
+    tp_buf text = {NULL, 0, 0}, json = {NULL, 0, 0};
+    int ok = 1;
+    tp_status st = tp_utf8_replace_append(&text, raw, n);
+    if (st == TP_OK)
+        st = tp_m3_value_to_json(&json, e->scanner, c->ptypes, c->n_ptypes, c->pschema,
+                                 c->pschema_len, c->pknown, text.data, text.len, &ok);
+    if (st == TP_OK && ok) st = args(e, json.data, json.len);
+    else if (st == TP_OK)
+        st = call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_INVALID_ARGUMENTS, NULL, 0);
     tp_buf_free(&text);
+    tp_buf_free(&json);
     return st;
 }
 
@@ -655,7 +618,13 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
             uint32_t nt = 0;
             const uint32_t *types = NULL;
             c->in_param = 1;
-            if (e->tools && c->tool >= 0) types = tp_tools_param_types(e->tools, c->tool, value, len, &nt);
+            c->pschema = NULL;
+            c->pschema_len = 0;
+            if (e->tools && c->tool >= 0) {
+                types = tp_tools_param_types(e->tools, c->tool, value, len, &nt);
+                c->pschema = tp_tools_param_schema(e->tools, c->tool, value, len, &c->pschema_len);
+            }
+            c->pknown = types != NULL;
             c->ptypes = types && nt ? types : string_only;
             c->n_ptypes = types && nt ? nt : 1;
             c->param_streams = c->n_ptypes == 1 && c->ptypes[0] == TP_TYPE_STRING;
@@ -676,6 +645,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         else if (f.decode == TP_DECODE_PYTHON || f.decode == TP_DECODE_GEMMA ||
                  f.decode == TP_DECODE_FUNCTIONGEMMA)
             st = converted_value(e, f.decode, data, n);
+        else if (f.decode == TP_DECODE_MINIMAX_M3) st = m3_value(e, data, n);
         else st = typed_value(e, data, n);
         c->in_param = 0;
     }

@@ -103,7 +103,7 @@ static int check_code(const tp_program *p, const char **where) {
             }
             break;
         case TP_OP_TOPEN:
-            if (a >= TP_ROLE_COUNT || p->code[pc + 2] > TP_DECODE_FUNCTIONGEMMA) {
+            if (a >= TP_ROLE_COUNT || p->code[pc + 2] > TP_DECODE_MINIMAX_M3) {
                 *where = "TOPEN role or decode out of range";
                 ok = 0;
             }

@@ -33,6 +33,7 @@ enum {
 #define TP_DECODE_PYTHON 4u /* a parameter value written as a Python literal */
 #define TP_DECODE_GEMMA 5u  /* a parameter value written as a Gemma 4 value */
 #define TP_DECODE_FUNCTIONGEMMA 6u /* a FunctionGemma value: Gemma notation, <escape> strings */
+#define TP_DECODE_MINIMAX_M3 7u /* a MiniMax-M3 value: nested tags, leaves typed by schema */
 
 /* Roles: the order of grammar.ROLES. */
 enum {

@@ -4,12 +4,14 @@
 #include "reader.h"
 
 #include "emit.h"
+#include "m3value.h"
 #include "vm.h"
 
 /* -- tools -------------------------------------------------------------------------------- */
 
 typedef struct tool_param {
     uint32_t name_off, name_len, types_off, n_types;
+    size_t schema_off, schema_len; /* its schema node in schemas (length 0: none) */
 } tool_param;
 
 typedef struct tool_entry {
@@ -22,6 +24,7 @@ struct tp_tools {
     tool_param *params;
     uint32_t *types;
     uint8_t *names;
+    uint8_t *schemas; /* the blob's schema nodes, one per parameter (may be NULL) */
 };
 
 void tp_tools_free(tp_tools *t) {
@@ -30,6 +33,7 @@ void tp_tools_free(tp_tools *t) {
     free(t->params);
     free(t->types);
     free(t->names);
+    free(t->schemas);
     free(t);
 }
 
@@ -62,7 +66,16 @@ tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
             }
             n_params += np;
         }
-        if (count.bad || count.p != count.end) return TP_ERR_ARG;
+        if (count.bad) return TP_ERR_ARG;
+        /* then, optionally, each parameter's schema node (u32 length, node) in order */
+        if (count.p != count.end) {
+            for (k = 0; k < n_params && !count.bad; k++) {
+                uint32_t m = tp_read_u32(&count);
+                const uint8_t *node = tp_read_bytes(&count, m);
+                if (!node || (m && !tp_m3_schema_valid(node, m, 0))) return TP_ERR_ARG;
+            }
+            if (count.bad || count.p != count.end) return TP_ERR_ARG;
+        }
     }
     t = (tp_tools *)calloc(1, sizeof *t);
     if (!t) return TP_ERR_NOMEM;
@@ -96,6 +109,21 @@ tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
             for (q = 0; q < p->n_types; q++) t->types[n_types++] = tp_read_u32(&r);
         }
     }
+    if (r.p != r.end) { /* the schema nodes, checked above */
+        size_t off = 0, size = (size_t)(r.end - r.p);
+        t->schemas = (uint8_t *)malloc(size);
+        if (!t->schemas) {
+            tp_tools_free(t);
+            return TP_ERR_NOMEM;
+        }
+        for (k = 0; k < n_params; k++) {
+            uint32_t m = tp_read_u32(&r);
+            t->params[k].schema_off = off;
+            t->params[k].schema_len = m;
+            memcpy(t->schemas + off, tp_read_bytes(&r, m), m);
+            off += m;
+        }
+    }
     *out = t;
     return TP_OK;
 }
@@ -120,6 +148,22 @@ const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint
         if (p->name_len == len && memcmp(t->names + p->name_off, name, len) == 0) {
             *n_types = p->n_types;
             return t->types + p->types_off;
+        }
+    }
+    return NULL;
+}
+
+const uint8_t *tp_tools_param_schema(const tp_tools *t, int32_t tool, const uint8_t *name,
+                                     size_t len, size_t *node_len) {
+    uint32_t j;
+    *node_len = 0;
+    if (!t->schemas || tool < 0 || (uint32_t)tool >= t->n_tools) return NULL;
+    for (j = 0; j < t->tools[tool].n_params; j++) {
+        const tool_param *p = &t->params[t->tools[tool].params_off + j];
+        if (p->name_len == len && memcmp(t->names + p->name_off, name, len) == 0) {
+            if (!p->schema_len) return NULL;
+            *node_len = p->schema_len;
+            return t->schemas + p->schema_off;
         }
     }
     return NULL;

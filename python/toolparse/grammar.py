@@ -84,9 +84,10 @@ JSON_CLOSE_AT_END = 1  # a value the end of the input cuts off matches (repair g
 # TOPEN decode operand: how a captured value is read.  For a name or an id: raw text or a
 # JSON string token.  For a parameter value: typed by the schema (raw), or as the output
 # says: always a string, or a JSON value (a string when it is not valid JSON), or a
-# Python literal or a Gemma 4 / FunctionGemma value (converted to JSON).
+# Python literal or a Gemma 4 / FunctionGemma value (converted to JSON), or a MiniMax-M3
+# value (nested tags, converted to JSON with its leaves typed by the schema).
 DECODE_RAW, DECODE_JSON_STRING, DECODE_STRING, DECODE_JSON, DECODE_PYTHON = 0, 1, 2, 3, 4
-DECODE_GEMMA, DECODE_FUNCTIONGEMMA = 5, 6
+DECODE_GEMMA, DECODE_FUNCTIONGEMMA, DECODE_MINIMAX_M3 = 5, 6, 7
 
 MAGIC = b"TPG1"
 
@@ -338,6 +339,7 @@ _DECODES = {
     "python": DECODE_PYTHON,
     "gemma": DECODE_GEMMA,
     "functiongemma": DECODE_FUNCTIONGEMMA,
+    "minimax_m3": DECODE_MINIMAX_M3,
 }
 
 
@@ -346,7 +348,7 @@ def tag(
     item: Node,
     *,
     decode: Literal[
-        "raw", "json_string", "string", "json", "python", "gemma", "functiongemma"
+        "raw", "json_string", "string", "json", "python", "gemma", "functiongemma", "minimax_m3"
     ] = "raw",
 ) -> Node:
     """The bytes item matches carry a semantic role.  decode: "json_string" for a name,
@@ -354,12 +356,17 @@ def tag(
     "string", "json", "python" (a Python literal, which item must delimit, e.g.
     json("python")), "gemma" (a Gemma 4 value: bare dict keys, strings between <|"|>) or
     "functiongemma" (the same notation, strings between <escape>) for a parameter value
-    whose type the output itself states (otherwise the tool schema types it)."""
+    whose type the output itself states (otherwise the tool schema types it).
+    "minimax_m3": a MiniMax-M3 parameter value, which may hold nested tags (an object as
+    tags named after its keys, an array as <item> tags), converted to JSON at its end
+    with each leaf typed by the schema at its place (a string parameter still streams)."""
     if role not in ROLES:
         raise GrammarError(f"unknown role {role!r}")
     if decode not in _DECODES:
         raise GrammarError(f"unknown decode {decode!r}")
-    if decode in ("string", "json", "python", "gemma", "functiongemma") and role != "param_value":
+    if decode in ("string", "json", "python", "gemma", "functiongemma", "minimax_m3") and (
+        role != "param_value"
+    ):
         raise GrammarError(f"decode={decode!r} is for param_value, not {role!r}")
     return Tag(role, item, _DECODES[decode])
 

@@ -14,7 +14,8 @@ from .events import End, Event
 from .formats import Format, get_format
 from .limits import DEFAULT_LIMITS, Limits
 from .message import Message
-from .reference.emitter import param_types
+from .reference.emitter import param_schemas, param_types
+from .reference.m3value import encode_node
 from .reference.stream import ReferenceStream
 from .vocab import Vocab
 
@@ -66,13 +67,17 @@ def tools_blob(tools: list[dict[str, Any]]) -> bytes:
         return struct.pack("<I", len(data)) + data
 
     table = param_types(tools)
+    schemas = param_schemas(tools)
     out = bytearray(struct.pack("<I", len(table)))
+    nodes = bytearray()  # then each parameter's schema node, for nested values
     for name, params in table.items():
         out += text(name) + struct.pack("<I", len(params))
         for param, types in params.items():
             codes = [_TYPE_CODES.get(t, 7) for t in types]
             out += text(param) + struct.pack(f"<I{len(codes)}I", len(codes), *codes)
-    return bytes(out)
+            node = encode_node(schemas[name][param], _TYPE_CODES)
+            nodes += struct.pack("<I", len(node)) + node
+    return bytes(out + nodes)
 
 
 class StreamParser:

@@ -24,6 +24,7 @@ from ..message import ParseError, ToolCall
 from ..repair import repair_arguments
 from .gemmavalue import FUNCTIONGEMMA_QUOTE, gemma_value_to_json
 from .json import JsonScanner
+from .m3value import SchemaNode, m3_value_to_json, schema_node
 from .pyliteral import python_literal_to_json
 
 ParamTypes = dict[str, dict[str, tuple[str, ...]]]
@@ -87,6 +88,20 @@ def param_types(tools: list[dict[str, Any]] | None) -> ParamTypes:
         schema = function.get("parameters") or {}
         props = schema.get("properties") or {}
         table[function["name"]] = {name: _schema_types(spec) for name, spec in props.items()}
+    return table
+
+
+def param_schemas(tools: list[dict[str, Any]] | None) -> dict[str, dict[str, SchemaNode]]:
+    """tool name -> parameter name -> schema node (types, properties, items), for values
+    written as nested tags."""
+    table: dict[str, dict[str, SchemaNode]] = {}
+    for tool in tools or ():
+        function = tool.get("function", tool)
+        schema = function.get("parameters") or {}
+        props = schema.get("properties") or {}
+        table[function["name"]] = {
+            name: schema_node(spec, _schema_types) for name, spec in props.items()
+        }
     return table
 
 
@@ -285,6 +300,7 @@ class _Call:
     params: int = 0
     param: str | None = None
     param_types: tuple[str, ...] = ("string",)
+    param_node: SchemaNode | None = None  # None: the parameter is not in the schema
 
 
 class Emitter:
@@ -299,6 +315,7 @@ class Emitter:
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.types = param_types(tools)
+        self.schemas = param_schemas(tools)
         self.limits = limits
         self.stopped = False  # a limit was met: nothing more is emitted
         self.repair = repair  # hold arguments; salvage what needs it (toolparse.repair)
@@ -362,6 +379,8 @@ class Emitter:
                 call.param_types = ("json",)
             elif decode in (g.DECODE_PYTHON, g.DECODE_GEMMA, g.DECODE_FUNCTIONGEMMA):
                 call.param_types = ("converted",)  # converted whole, at its end
+            elif decode == g.DECODE_MINIMAX_M3 and call.param_node is None:
+                call.param_types = ("converted",)  # its tags say what it is: at its end
             if call.param is not None and call.param_types == ("string",):
                 self._args('"', out)
 
@@ -427,6 +446,7 @@ class Emitter:
             call.param = name
             types = self.types.get(call.name or "", {}).get(name, ("string",))
             call.param_types = types or ("string",)
+            call.param_node = self.schemas.get(call.name or "", {}).get(name)
             self._args(("{" if call.params == 0 else ", ") + json_string(name) + ": ", out)
             call.params += 1
         elif role == "param_value":
@@ -440,6 +460,14 @@ class Emitter:
                 self._args(gemma_value_to_json(bytes(frame.data)), out)
             elif frame.decode == g.DECODE_FUNCTIONGEMMA:
                 self._args(gemma_value_to_json(bytes(frame.data), FUNCTIONGEMMA_QUOTE), out)
+            elif frame.decode == g.DECODE_MINIMAX_M3:
+                converted = m3_value_to_json(bytes(frame.data), call.param_node, typed_value)
+                if converted is None:
+                    self._call_error(
+                        "invalid_arguments", _ERROR_MESSAGES["invalid_arguments"], out
+                    )
+                else:
+                    self._args(converted, out)
             else:
                 raw = frame.data.decode("utf-8", "replace")
                 self._args(typed_value(raw, call.param_types), out)
