@@ -25,7 +25,8 @@ Facts this grammar relies on:
   whitespace between all of them.  Several invokes share one block.
 - A string value is raw text up to its closing tag; any other scalar is typed by the tool
   schema (llama.cpp reads a JSON value there; vLLM and SGLang convert by the schema), so
-  needs_tools.  Values are kept verbatim, whitespace included (vLLM, llama.cpp).
+  needs_tools.  A parameter the schema does not list is read as its tags say (below).
+  Values are kept verbatim, whitespace included (vLLM, llama.cpp).
 - Reasoning: the output opens with ``<mm:think>`` (vLLM's minimax_m3 reasoning parser;
   llama.cpp), or, with thinking disabled, with a bare ``</mm:think>`` that is dropped;
   with thinking_mode="enabled" the template writes ``<mm:think>`` itself
@@ -41,25 +42,45 @@ to its ``]<]minimax[>[</invoke>``.  A stream that ends after a complete invoke, 
 ``]<]minimax[>[</tool_call>``, keeps its calls with no error.  SGLang also accepts
 whitespace between the namespace token and the tag; this grammar does not.
 
-What the engine cannot do yet, and what this grammar does instead:
+Nested values.  M3 writes an object argument as child tags named after its keys and an
+array as ``]<]minimax[>[<item>`` elements, recursively, with nothing between the tags and
+an empty list or dict as no tags at all (the template's to_xml macro; SGLang's serializer
+in its M3 text parser), e.g. ``]<]minimax[>[<items>]<]minimax[>[<item>]<]minimax[>[<sku>
+A1]<]minimax[>[</sku>]<]minimax[>[</item>]<]minimax[>[</items>``.  The grammar accepts
+text and nested elements inside a value, and decode="minimax_m3" turns the value into
+JSON at its end, the way llama.cpp's parser reads it (common/parsers/minimax-m3.cpp,
+which builds the value rules from the schema):
 
-- Nested values.  M3 writes an object argument as nested tags named after its keys and
-  an array as ``]<]minimax[>[<item>`` elements, recursively (the template's to_xml macro;
-  vLLM's and SGLang's nested parsers, llama.cpp's TOOL_ARG_OBJECT / TOOL_ARG_ARRAY
-  mapper), with the leaves typed by the nested schema.  toolparse's event builder builds
-  the arguments as one flat object of parameter values, and has no value converter for
-  nested tags: building them needs nested parameter frames (an object or array opened and
-  closed by tags, each leaf typed by its schema path) or a decode that turns an M3 tag
-  tree into JSON using the parameter's schema.  Until then, a value that opens with a
-  nested tag is reported as invalid arguments and the invoke is skipped; no call is
-  delivered with a wrong value.  An object or array argument written as JSON text
-  (``]<]minimax[>[<tags>["a","b"]]<]minimax[>[</tags>``, which vLLM and SGLang convert by
-  the schema) is read.
-- Closing tags are named after their opening tag; the grammar has no back-reference, so
-  it checks that a value is closed by ``]<]minimax[>[</`` + a name + ``>`` but not that
-  the name matches the key.  toolparse.validate meets the same limit: its template for
-  XML-style parameters has one closing text for every key, so it cannot render an example
-  call for this format.
+- a place whose schema allows a string is a leaf: its raw text up to its closing tag,
+  nested-looking tags included; every other leaf is typed by the schema at its place as
+  a flat value is (a number, integer, boolean...; a string when it is not one).
+- an object place reads child tags named after its keys, an array place ``<item>``
+  children; whitespace between them is allowed (llama.cpp), other text is not.  With no
+  children it is ``{}`` or ``[]``.  Text without tags at such a place is typed as a flat
+  value (so JSON text for an object or array argument is still read).
+- where the schema does not say (a key it does not list, an object without properties,
+  or a schema allowing both or neither of object and array), the tags do: only
+  ``<item>`` children make an array, other children an object, a leaf is a string.
+- a closing tag that does not match its opening tag, an array child that is not
+  ``<item>``, or text beside child tags makes the call's arguments invalid (the invoke
+  is reported and no call is delivered); a stream that ends inside a nested value is
+  incomplete.  Nesting deeper than 32 levels is invalid too.
+
+The peers differ: llama.cpp accepts only what the schema allows (an unknown key or a
+mismatched tag fails the parse); vLLM's parser (its Rust tool-parser crate) builds the tag
+tree first, whatever the schema, keeps text beside child tags under a "$text" key, then
+converts by the schema; SGLang treats any nested tag as structure even where the schema
+says string, makes an array only when the schema says array and the first child is
+``<item>``, and appends stray text.  This format follows llama.cpp where the schema speaks
+and the tags where it does not.  A nested value is delivered whole when its parameter
+ends (llama.cpp streams inside it; vLLM and SGLang also buffer nested values).
+
+Closing tags are named after their opening tag.  The grammar has no back-reference, so it
+checks that a parameter's value is closed by ``]<]minimax[>[</`` + a name + ``>`` but not
+that the name matches the key; inside a value, decode="minimax_m3" checks every nested
+closing tag against its opening tag.  toolparse.validate meets the same limit: its
+template for XML-style parameters has one closing text for every key, so it cannot
+render an example call for this format.
 """
 
 from __future__ import annotations

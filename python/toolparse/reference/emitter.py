@@ -463,9 +463,7 @@ class Emitter:
             elif frame.decode == g.DECODE_MINIMAX_M3:
                 converted = m3_value_to_json(bytes(frame.data), call.param_node, typed_value)
                 if converted is None:
-                    self._call_error(
-                        "invalid_arguments", _ERROR_MESSAGES["invalid_arguments"], out
-                    )
+                    self._call_error("invalid_arguments", _ERROR_MESSAGES["invalid_arguments"], out)
                 else:
                     self._args(converted, out)
             else:

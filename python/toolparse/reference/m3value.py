@@ -39,7 +39,9 @@ class SchemaNode:
     items: SchemaNode | None = None
 
 
-def schema_node(spec: Any, types_of: Callable[[Any], tuple[str, ...]], depth: int = 0) -> SchemaNode:
+def schema_node(
+    spec: Any, types_of: Callable[[Any], tuple[str, ...]], depth: int = 0
+) -> SchemaNode:
     """The node of a JSON schema: its types (types_of), and, above MAX_DEPTH levels, its
     properties and items, from the schema itself or, failing that, from its first anyOf /
     oneOf option that has them."""
