@@ -177,6 +177,7 @@ FORMAT = Format(
             "value": many(choice(ref("element"), until(NS, min1=True))),
             "element": seq(
                 _OPENING_TAG,
+                cut(),  # nothing else reads a namespace token and '<' here
                 until(">", NS, need_stop=True),
                 lit(">"),
                 ref("value"),
