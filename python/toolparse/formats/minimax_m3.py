@@ -73,14 +73,12 @@ converts by the schema; SGLang treats any nested tag as structure even where the
 says string, makes an array only when the schema says array and the first child is
 ``<item>``, and appends stray text.  This format follows llama.cpp where the schema speaks
 and the tags where it does not.  A nested value is delivered whole when its parameter
-ends (llama.cpp streams inside it; vLLM and SGLang also buffer nested values).
+ends, as vLLM's and SGLang's parsers deliver theirs.
 
 Closing tags are named after their opening tag.  The grammar has no back-reference, so it
 checks that a parameter's value is closed by ``]<]minimax[>[</`` + a name + ``>`` but not
 that the name matches the key; inside a value, decode="minimax_m3" checks every nested
-closing tag against its opening tag.  toolparse.validate meets the same limit: its
-template for XML-style parameters has one closing text for every key, so it cannot
-render an example call for this format.
+closing tag against its opening tag.
 """
 
 from __future__ import annotations
