@@ -1,0 +1,535 @@
+"""The compiler pass shared by the exports: a format's combinator tree, specialised to a
+list of tools and a tool choice, lowered to a small context-free expression language that
+each export (Lark, GBNF, ...) renders in its own syntax.
+
+The format grammar is a PEG (ordered choice, possessive repetition, lookahead, cuts,
+error recovery); a constrained-decoding engine wants a context-free grammar.  The pass
+keeps what the output may be and drops what only steers the parser:
+
+* an ordered choice becomes an alternation (the union of what its alternatives accept),
+  except that a JSON string alternative after literal keys excludes those keys, as the
+  PEG's order does;
+* lookaheads, cuts, ends of input and error recovery handlers are dropped (the recovery
+  only matters for output that is already wrong);
+* until() becomes text that holds none of its stops (a stop with followed_by only where
+  the lookahead follows it) and does not end with the beginning of one, so that no
+  marker can be split across two texts;
+* a tool_call tag is specialised per allowed tool: the tool_name tag becomes that tool's
+  name and tool_args its arguments schema; parameter name/value pairs are specialised per
+  property, a raw value typed by the property's schema;
+* tool_choice and parallel_tool_calls restrict how many tool_call tags the output may hold
+  (none, exactly one, at least one, any), by splitting every rule by that count.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .. import grammar as g
+
+# -- the expression language -------------------------------------------------------------
+
+
+class Expr:
+    """A context-free expression."""
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    text: bytes
+
+
+@dataclass(frozen=True)
+class Text(Expr):
+    """Any text that holds none of the stops and does not end with the start of one;
+    min1: at least one byte."""
+
+    stops: tuple[g.Stop, ...]
+    min1: bool
+
+
+@dataclass(frozen=True)
+class CharRun(Expr):
+    """A run of characters from a set of bytes (members >= 0x80 stand for any non-ASCII
+    character); min1: at least one."""
+
+    members: frozenset[int]
+    min1: bool
+
+
+@dataclass(frozen=True)
+class Ws(Expr):
+    """Optional JSON whitespace."""
+
+
+@dataclass(frozen=True)
+class JsonValue(Expr):
+    """A JSON value valid against a schema."""
+
+    schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class JsonString(Expr):
+    """A JSON string token, other than the listed literal tokens."""
+
+    exclude: tuple[bytes, ...] = ()
+
+
+@dataclass(frozen=True)
+class Pattern(Expr):
+    """A scalar given by a JSON Schema type: "integer", "number", "boolean", "null"."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class Seq(Expr):
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Alt(Expr):
+    alts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Repeat(Expr):
+    item: Expr
+    min: int  # 0 or 1
+
+
+@dataclass(frozen=True)
+class Optional_(Expr):
+    item: Expr
+
+
+@dataclass(frozen=True)
+class RuleRef(Expr):
+    name: str
+
+
+EMPTY = Seq(())
+
+
+@dataclass
+class Lowered:
+    """The lowered grammar: rules by name, the start rule first."""
+
+    start: str
+    rules: dict[str, Expr] = field(default_factory=dict)
+    markers: tuple[str, ...] = ()
+
+
+# -- tools and tool choice -----------------------------------------------------------------
+
+ToolChoice = str | Mapping[str, Any]
+
+# how many tool_call tags an expression must hold
+Count = Literal["any", "zero", "one", "some"]
+ANY: Count = "any"
+ZERO: Count = "zero"
+ONE: Count = "one"
+SOME: Count = "some"
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    schema: Mapping[str, Any]
+
+
+def _function(tool: Mapping[str, Any]) -> Mapping[str, Any]:
+    fn = tool.get("function", tool)
+    if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
+        raise ValueError(f"not a tool definition: {tool!r}")
+    return fn
+
+
+def strict_schema(schema: Any) -> Any:
+    """OpenAI's strict mode: every object lists all its properties as required and
+    allows no others."""
+    if isinstance(schema, list):
+        return [strict_schema(s) for s in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out = {k: strict_schema(v) for k, v in schema.items()}
+    if out.get("type") == "object" or "properties" in out:
+        out.setdefault("additionalProperties", False)
+        props = out.get("properties")
+        if isinstance(props, Mapping):
+            out["required"] = list(props)
+    return out
+
+
+def tool_list(tools: Sequence[Mapping[str, Any]]) -> list[Tool]:
+    out = []
+    for tool in tools:
+        fn = _function(tool)
+        schema = fn.get("parameters") or {"type": "object"}
+        if fn.get("strict") is True:
+            schema = strict_schema(schema)
+        out.append(Tool(fn["name"], schema))
+    return out
+
+
+def allowed_tools(
+    tools: Sequence[Mapping[str, Any]], tool_choice: ToolChoice, parallel_tool_calls: bool
+) -> tuple[list[Tool], tuple[Count, ...]]:
+    """The tools a call may name and how many calls the output may hold (the union of
+    the counts listed)."""
+    listed = tool_list(tools)
+    if isinstance(tool_choice, Mapping):
+        name = _function(tool_choice).get("name")
+        chosen = [t for t in listed if t.name == name]
+        if not chosen:
+            raise ValueError(f"tool_choice names {name!r}, which is not in tools")
+        return chosen, (SOME,) if parallel_tool_calls else (ONE,)
+    if tool_choice == "none" or (not listed and tool_choice == "auto"):
+        return [], (ZERO,)
+    if not listed:
+        raise ValueError(f"tool_choice={tool_choice!r} with no tools")
+    if tool_choice == "auto":
+        return listed, (ANY,) if parallel_tool_calls else (ZERO, ONE)
+    if tool_choice == "required":
+        return listed, (SOME,) if parallel_tool_calls else (ONE,)
+    raise ValueError(
+        f"tool_choice must be 'auto', 'none', 'required' or a named tool: {tool_choice!r}"
+    )
+
+
+# -- the pass --------------------------------------------------------------------------------
+
+_ARG_ROLES = frozenset({"tool_args", "param_name", "param_value"})
+_SCALAR_TYPES = ("integer", "number", "boolean", "null")
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    count: Count = ANY
+    tool: int | None = None  # index into the allowed tools
+    param: str | None = None  # the property a parameter name/value pair is specialised to
+
+
+def _roles(node: g.Node, rule_roles: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, g.Tag):
+            found.add(n.role)
+        elif isinstance(n, g.Ref):
+            found |= rule_roles.get(n.name, frozenset())
+        stack.extend(g._children(n))
+    return frozenset(found)
+
+
+def _first(node: g.Node) -> g.Node:
+    while True:
+        if isinstance(node, g.Seq) and node.items:
+            node = node.items[0]
+        elif isinstance(node, g.Tag):
+            node = node.item
+        else:
+            return node
+
+
+def _seq(items: Sequence[Expr | None]) -> Expr | None:
+    out: list[Expr] = []
+    for item in items:
+        if item is None:
+            return None
+        if isinstance(item, Seq):
+            out.extend(item.items)
+        else:
+            out.append(item)
+    return out[0] if len(out) == 1 else Seq(tuple(out))
+
+
+def _alt(alts: Sequence[Expr | None]) -> Expr | None:
+    out: list[Expr] = []
+    for a in alts:
+        if a is None:
+            continue
+        for b in a.alts if isinstance(a, Alt) else (a,):
+            if b not in out:
+                out.append(b)
+    if not out:
+        return None
+    return out[0] if len(out) == 1 else Alt(tuple(out))
+
+
+def _prop_type(schema: Any) -> str | None:
+    if not isinstance(schema, Mapping):
+        return None
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return kind
+    return None
+
+
+class Lowerer:
+    """Lowers one format grammar entry for one set of allowed tools and call counts."""
+
+    def __init__(self, grammar: g.Grammar, tools: Sequence[Tool], what: str) -> None:
+        self.grammar = grammar
+        self.tools = list(tools)
+        self.what = what
+        self.rules: dict[str, Expr] = {}
+        self._names: dict[tuple[str, _Ctx], str | None] = {}
+        self._exclude: dict[int, tuple[bytes, ...]] = {}
+        roles: dict[str, frozenset[str]] = dict.fromkeys(grammar.rules, frozenset())
+        changed = True
+        while changed:
+            changed = False
+            for name, node in grammar.rules.items():
+                found = _roles(node, roles)
+                if found != roles[name]:
+                    roles[name] = found
+                    changed = True
+        self.rule_roles = roles
+
+    def unsupported(self, construct: str) -> NotImplementedError:
+        return NotImplementedError(f"{self.what}: {construct} cannot be exported")
+
+    def roles(self, node: g.Node) -> frozenset[str]:
+        return _roles(node, self.rule_roles)
+
+    def lower(self, entry_rule: str, counts: Sequence[Count]) -> Lowered:
+        start = _alt([self.ref(entry_rule, _Ctx(count=c)) for c in counts])
+        if start is None:
+            raise ValueError(f"{self.what}: no output satisfies the tool choice")
+        self.rules = {"start": start, **self.rules}
+        return Lowered("start", self.rules)
+
+    # rules
+
+    def ref(self, name: str, ctx: _Ctx) -> Expr | None:
+        roles = self.rule_roles[name]
+        if "tool_call" not in roles:
+            ctx = _Ctx(ANY if ctx.count in (ANY, ZERO) else ctx.count, ctx.tool, ctx.param)
+            if ctx.count != ANY:
+                return None
+        if ctx.tool is not None and not roles & (_ARG_ROLES | {"tool_name"}):
+            ctx = _Ctx(ctx.count, None, None)
+        if ctx.param is not None and not roles & {"param_name", "param_value"}:
+            ctx = _Ctx(ctx.count, ctx.tool, None)
+        key = (name, ctx)
+        if key in self._names:
+            found = self._names[key]
+            return None if found is None else RuleRef(found)
+        label = name.lower().replace("_", "-")
+        if ctx != _Ctx():
+            label += f"--{ctx.count}"
+            if ctx.tool is not None:
+                label += f"-t{ctx.tool}"
+            if ctx.param is not None:
+                label += f"-p{len(self._names)}"
+        self._names[key] = label  # provisionally: a recursive reference holds
+        body = self.node(self.grammar.rules[name], ctx)
+        if body is None:
+            self._names[key] = None
+            return None
+        self.rules[label] = body
+        return RuleRef(label)
+
+    # nodes
+
+    def node(self, node: g.Node, ctx: _Ctx) -> Expr | None:  # noqa: C901
+        roles = self.roles(node)
+        calls = "tool_call" in roles
+        if not calls:
+            if ctx.count in (ONE, SOME):
+                return None
+            ctx = _Ctx(ANY, ctx.tool, ctx.param)
+        if isinstance(node, g.Ref):
+            return self.ref(node.name, ctx)
+        if isinstance(node, g.Tag):
+            return self.tag(node, ctx)
+        if isinstance(node, g.Seq):
+            return self.seq(node, ctx)
+        if isinstance(node, g.Choice):
+            return self.choice(node, ctx)
+        if isinstance(node, g.Opt):
+            item = self.node(node.item, ctx)
+            if ctx.count in (ONE, SOME):
+                return item
+            return None if item is None else Optional_(item)
+        if isinstance(node, g.Many):
+            return self.many(node, ctx)
+        if isinstance(node, g.Recover):
+            return self.node(node.item, ctx)
+        if ctx.count in (ONE, SOME):
+            return None
+        if isinstance(node, (g.Ahead, g.Cut, g.Eof, g.Const)):
+            return EMPTY
+        if isinstance(node, g.Lit):
+            return Lit(node.text)
+        if isinstance(node, g.Ws):
+            return Ws()
+        if isinstance(node, g.Until):
+            return Text(node.stops, bool(node.flags & g.UNTIL_MIN1))
+        if isinstance(node, g.Chars):
+            members = frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
+            high = {b for b in members if b >= 0x80}
+            if high and len(high) != 128:
+                raise self.unsupported("a character set holding some bytes >= 0x80")
+            return CharRun(members, node.min1)
+        if isinstance(node, g.Json):
+            return self.json(node, ctx)
+        raise self.unsupported(f"the node {node!r}")
+
+    def json(self, node: g.Json, ctx: _Ctx) -> Expr:
+        if node.dialect == "python":
+            raise self.unsupported("a Python literal value")
+        if node.kind == g.JSON_STRING:
+            return JsonString(self._exclude.get(id(node), ()))
+        if node.kind == g.JSON_OBJECT:
+            return JsonValue({"type": "object"})
+        return JsonValue({})
+
+    def seq(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
+        items = node.items
+        if ctx.param is None and ctx.tool is not None:
+            has = [self.roles(i) & {"param_name", "param_value"} for i in items]
+            names = any("param_name" in h for h in has)
+            values = any("param_value" in h for h in has)
+            if names and values and not any(len(h) == 2 for h in has):
+                return self.per_param(node, ctx)
+        if ctx.count in (ANY, ZERO):
+            return _seq([self.node(i, ctx) for i in items])
+        # ONE / SOME: the calls come from one item; those before it hold none, those
+        # after it none (ONE) or any (SOME)
+        after: Count = ZERO if ctx.count == ONE else ANY
+        alts = []
+        for k, item in enumerate(items):
+            if "tool_call" not in self.roles(item):
+                continue
+            before = [self.node(i, _Ctx(ZERO, ctx.tool, ctx.param)) for i in items[:k]]
+            here = self.node(item, ctx)
+            rest = [self.node(i, _Ctx(after, ctx.tool, ctx.param)) for i in items[k + 1 :]]
+            alts.append(_seq([*before, here, *rest]))
+        return _alt(alts)
+
+    def per_param(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
+        assert ctx.tool is not None
+        schema = self.tools[ctx.tool].schema
+        props = schema.get("properties")
+        if not isinstance(props, Mapping) or not props:
+            if schema.get("additionalProperties") is False or isinstance(props, Mapping):
+                return None
+            return _seq([self.node(i, ctx) for i in node.items])
+        alts = []
+        for prop in props:
+            sub = _Ctx(ctx.count, ctx.tool, prop)
+            alts.append(_seq([self.node(i, sub) for i in node.items]))
+        return _alt(alts)
+
+    def choice(self, node: g.Choice, ctx: _Ctx) -> Expr | None:
+        keys: list[bytes] = []
+        alts = []
+        for alt in node.alts:
+            first = _first(alt)
+            if isinstance(first, g.Json) and first.kind == g.JSON_STRING and keys:
+                self._exclude[id(first)] = tuple(keys)
+            if isinstance(first, g.Lit) and len(first.text) >= 2 and first.text[:1] == b'"':
+                if first.text[-1:] == b'"':
+                    keys.append(first.text)
+            alts.append(self.node(alt, ctx))
+        return _alt(alts)
+
+    def many(self, node: g.Many, ctx: _Ctx) -> Expr | None:
+        least = 1 if node.at_least_one else 0
+        if ctx.count in (ANY, ZERO):
+            item = self.node(node.item, ctx)
+            if item is None:
+                return EMPTY if least == 0 else None
+            return Repeat(item, least)
+        zero = self.node(node.item, _Ctx(ZERO, ctx.tool, ctx.param))
+        one = self.node(node.item, ctx if ctx.count == ONE else _Ctx(ONE, ctx.tool, ctx.param))
+        rest = self.node(node.item, _Ctx(ZERO if ctx.count == ONE else ANY, ctx.tool, ctx.param))
+        return _seq(
+            [
+                EMPTY if zero is None else Repeat(zero, 0),
+                one,
+                EMPTY if rest is None else Repeat(rest, 0),
+            ]
+        )
+
+    # roles
+
+    def tag(self, node: g.Tag, ctx: _Ctx) -> Expr | None:
+        role = node.role
+        if role == "tool_call":
+            if ctx.count == ZERO:
+                return None
+            inner = _Ctx(ANY, ctx.tool, ctx.param)
+            if ctx.tool is None and self.tools:
+                return _alt([self.node(node.item, _Ctx(ANY, t)) for t in range(len(self.tools))])
+            return self.node(node.item, inner)
+        if role == "tool_name" and ctx.count in (ANY, ZERO):
+            names = [self.tools[ctx.tool]] if ctx.tool is not None else self.tools
+            return _alt([self.name(node, t.name.encode()) for t in names])
+        if role == "tool_args" and ctx.count in (ANY, ZERO):
+            item = node.item
+            if isinstance(item, g.Json) and item.kind in (g.JSON_OBJECT, g.JSON_ANY):
+                if ctx.tool is not None:
+                    return JsonValue(self.tools[ctx.tool].schema)
+                if self.tools:
+                    return JsonValue({"anyOf": [t.schema for t in self.tools]})
+        if role == "param_name" and ctx.param is not None:
+            return self.name(node, ctx.param.encode())
+        if role == "param_value" and ctx.param is not None and ctx.tool is not None:
+            props = self.tools[ctx.tool].schema.get("properties") or {}
+            typed = self.value(node, props.get(ctx.param))
+            if typed is not None:
+                return typed
+        return self.node(node.item, ctx)
+
+    def name(self, node: g.Tag, name: bytes) -> Expr | None:
+        item = node.item
+        if isinstance(item, g.Const):
+            return EMPTY if item.text == name else None
+        if node.decode == g.DECODE_JSON_STRING:
+            return Lit(json.dumps(name.decode()).encode())
+        if isinstance(item, (g.Until, g.Chars)):
+            return Lit(name)
+        raise self.unsupported(f"a {node.role} made of {item!r}")
+
+    def value(self, node: g.Tag, schema: Any) -> Expr | None:
+        """A parameter value typed by its property's schema, or None to keep the
+        format's own expression."""
+        item = node.item
+        if node.decode in (g.DECODE_PYTHON, g.DECODE_GEMMA, g.DECODE_STRING):
+            return None
+        kind = _prop_type(schema)
+        if isinstance(item, g.Json):
+            if isinstance(schema, Mapping):
+                return JsonValue(schema)
+            return None
+        if not isinstance(item, g.Until) or kind is None or kind == "string":
+            return None
+        # the parser strips the whitespace around a typed value
+        if kind in _SCALAR_TYPES:
+            return Seq((Ws(), Pattern(kind), Ws()))
+        if kind in ("object", "array") and isinstance(schema, Mapping):
+            return Seq((Ws(), JsonValue(schema), Ws()))
+        return None
+
+
+def lower_format(
+    fmt: Any,
+    tools: Sequence[Mapping[str, Any]],
+    tool_choice: ToolChoice = "auto",
+    parallel_tool_calls: bool = True,
+    reasoning_in_prompt: bool | None = None,
+) -> Lowered:
+    """Lower a Format's grammar (the entry the stream would start from) for these tools."""
+    allowed, counts = allowed_tools(tools, tool_choice, parallel_tool_calls)
+    lowerer = Lowerer(fmt.grammar, allowed, f"format {fmt.name!r}")
+    lowered = lowerer.lower(fmt.grammar.entries[fmt.entry(reasoning_in_prompt)], counts)
+    lowered.markers = tuple(fmt.markers)
+    return lowered
