@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import grammar as g
@@ -203,6 +203,7 @@ def allowed_tools(
 
 # -- the pass --------------------------------------------------------------------------------
 
+_EOF = "<eof>"  # not a role: marks what holds an eof()
 _ARG_ROLES = frozenset({"tool_args", "param_name", "param_value"})
 _SCALAR_TYPES = ("integer", "number", "boolean", "null")
 
@@ -212,6 +213,7 @@ class _Ctx:
     count: Count = ANY
     tool: int | None = None  # index into the allowed tools
     param: str | None = None  # the property a parameter name/value pair is specialised to
+    end: bool = False  # the end of the output follows: an eof() here matches
 
 
 def _roles(node: g.Node, rule_roles: Mapping[str, frozenset[str]]) -> frozenset[str]:
@@ -221,6 +223,8 @@ def _roles(node: g.Node, rule_roles: Mapping[str, frozenset[str]]) -> frozenset[
         n = stack.pop()
         if isinstance(n, g.Tag):
             found.add(n.role)
+        elif isinstance(n, g.Eof) and not n.stopped:
+            found.add(_EOF)
         elif isinstance(n, g.Ref):
             found |= rule_roles.get(n.name, frozenset())
         stack.extend(g._children(n))
@@ -291,6 +295,7 @@ class Lowerer:
                     roles[name] = found
                     changed = True
         self.rule_roles = roles
+        self.nullable = g._nullable_rules(grammar.rules)
 
     def unsupported(self, construct: str) -> NotImplementedError:
         return NotImplementedError(f"{self.what}: {construct} cannot be exported")
@@ -299,7 +304,7 @@ class Lowerer:
         return _roles(node, self.rule_roles)
 
     def lower(self, entry_rule: str, counts: Sequence[Count]) -> Lowered:
-        start = _alt([self.ref(entry_rule, _Ctx(count=c)) for c in counts])
+        start = _alt([self.ref(entry_rule, _Ctx(count=c, end=True)) for c in counts])
         if start is None:
             raise ValueError(f"{self.what}: no output satisfies the tool choice")
         self.rules = {"start": start, **self.rules}
@@ -310,13 +315,15 @@ class Lowerer:
     def ref(self, name: str, ctx: _Ctx) -> Expr | None:
         roles = self.rule_roles[name]
         if "tool_call" not in roles:
-            ctx = _Ctx(ANY if ctx.count in (ANY, ZERO) else ctx.count, ctx.tool, ctx.param)
-            if ctx.count != ANY:
+            if ctx.count in (ONE, SOME):
                 return None
+            ctx = replace(ctx, count=ANY)
         if ctx.tool is not None and not roles & (_ARG_ROLES | {"tool_name"}):
-            ctx = _Ctx(ctx.count, None, None)
+            ctx = replace(ctx, tool=None, param=None)
         if ctx.param is not None and not roles & {"param_name", "param_value"}:
-            ctx = _Ctx(ctx.count, ctx.tool, None)
+            ctx = replace(ctx, param=None)
+        if _EOF not in roles:
+            ctx = replace(ctx, end=False)
         key = (name, ctx)
         if key in self._names:
             found = self._names[key]
@@ -328,6 +335,8 @@ class Lowerer:
                 label += f"-t{ctx.tool}"
             if ctx.param is not None:
                 label += f"-p{len(self._names)}"
+            if ctx.end:
+                label += "-end"
         self._names[key] = label  # provisionally: a recursive reference holds
         body = self.node(self.grammar.rules[name], ctx)
         if body is None:
@@ -338,13 +347,14 @@ class Lowerer:
 
     # nodes
 
-    def node(self, node: g.Node, ctx: _Ctx) -> Expr | None:  # noqa: C901
+    def node(self, node: g.Node, ctx: _Ctx) -> Expr | None:
         roles = self.roles(node)
-        calls = "tool_call" in roles
-        if not calls:
+        if "tool_call" not in roles:
             if ctx.count in (ONE, SOME):
                 return None
-            ctx = _Ctx(ANY, ctx.tool, ctx.param)
+            ctx = replace(ctx, count=ANY)
+        if _EOF not in roles:
+            ctx = replace(ctx, end=False)
         if isinstance(node, g.Ref):
             return self.ref(node.name, ctx)
         if isinstance(node, g.Tag):
@@ -357,14 +367,18 @@ class Lowerer:
             item = self.node(node.item, ctx)
             if ctx.count in (ONE, SOME):
                 return item
-            return None if item is None else Optional_(item)
+            return EMPTY if item is None else Optional_(item)
         if isinstance(node, g.Many):
             return self.many(node, ctx)
         if isinstance(node, g.Recover):
             return self.node(node.item, ctx)
         if ctx.count in (ONE, SOME):
             return None
-        if isinstance(node, (g.Ahead, g.Cut, g.Eof, g.Const)):
+        if isinstance(node, g.Eof):
+            # the output may end here: only where the end follows (a call the end of the
+            # output cuts off is not what a model should write)
+            return EMPTY if node.stopped or ctx.end else None
+        if isinstance(node, (g.Ahead, g.Cut, g.Const)):
             return EMPTY
         if isinstance(node, g.Lit):
             return Lit(node.text)
@@ -399,8 +413,17 @@ class Lowerer:
             values = any("param_value" in h for h in has)
             if names and values and not any(len(h) == 2 for h in has):
                 return self.per_param(node, ctx)
+        inner = replace(ctx, end=False)
+        # the end of the output may follow an item where all after it may match nothing
+        last = len(items) - 1
+        while last > 0 and g._nullable(items[last], self.nullable):
+            last -= 1
+
+        def at(k: int, c: _Ctx) -> _Ctx:
+            return replace(c, end=ctx.end and k >= last)
+
         if ctx.count in (ANY, ZERO):
-            return _seq([self.node(i, ctx) for i in items])
+            return _seq([self.node(i, at(k, ctx)) for k, i in enumerate(items)])
         # ONE / SOME: the calls come from one item; those before it hold none, those
         # after it none (ONE) or any (SOME)
         after: Count = ZERO if ctx.count == ONE else ANY
@@ -408,9 +431,12 @@ class Lowerer:
         for k, item in enumerate(items):
             if "tool_call" not in self.roles(item):
                 continue
-            before = [self.node(i, _Ctx(ZERO, ctx.tool, ctx.param)) for i in items[:k]]
-            here = self.node(item, ctx)
-            rest = [self.node(i, _Ctx(after, ctx.tool, ctx.param)) for i in items[k + 1 :]]
+            before = [self.node(i, replace(inner, count=ZERO)) for i in items[:k]]
+            here = self.node(item, at(k, ctx))
+            rest = [
+                self.node(i, at(j, replace(ctx, count=after)))
+                for j, i in enumerate(items[k + 1 :], start=k + 1)
+            ]
             alts.append(_seq([*before, here, *rest]))
         return _alt(alts)
 
@@ -424,7 +450,7 @@ class Lowerer:
             return _seq([self.node(i, ctx) for i in node.items])
         alts = []
         for prop in props:
-            sub = _Ctx(ctx.count, ctx.tool, prop)
+            sub = replace(ctx, param=prop)
             alts.append(_seq([self.node(i, sub) for i in node.items]))
         return _alt(alts)
 
@@ -432,6 +458,11 @@ class Lowerer:
         keys: list[bytes] = []
         alts = []
         for alt in node.alts:
+            if ctx.count == ZERO and "tool_call" in self.roles(alt):
+                # no calls: an alternative that could hold one is left out, not kept
+                # with none (a call block with no call in it would let the calls
+                # through as text)
+                continue
             first = _first(alt)
             if isinstance(first, g.Json) and first.kind == g.JSON_STRING and keys:
                 self._exclude[id(first)] = tuple(keys)
@@ -444,13 +475,18 @@ class Lowerer:
     def many(self, node: g.Many, ctx: _Ctx) -> Expr | None:
         least = 1 if node.at_least_one else 0
         if ctx.count in (ANY, ZERO):
-            item = self.node(node.item, ctx)
+            item = self.node(node.item, replace(ctx, end=False))
+            last = self.node(node.item, ctx) if ctx.end else item
+            if last is not None and last != item:
+                # the last time round may end the output
+                return _seq([EMPTY if item is None else Repeat(item, 0), Optional_(last)])
             if item is None:
                 return EMPTY if least == 0 else None
             return Repeat(item, least)
-        zero = self.node(node.item, _Ctx(ZERO, ctx.tool, ctx.param))
-        one = self.node(node.item, ctx if ctx.count == ONE else _Ctx(ONE, ctx.tool, ctx.param))
-        rest = self.node(node.item, _Ctx(ZERO if ctx.count == ONE else ANY, ctx.tool, ctx.param))
+        ctx = replace(ctx, end=False)
+        zero = self.node(node.item, replace(ctx, count=ZERO))
+        one = self.node(node.item, replace(ctx, count=ONE))
+        rest = self.node(node.item, replace(ctx, count=ZERO if ctx.count == ONE else ANY))
         return _seq(
             [
                 EMPTY if zero is None else Repeat(zero, 0),
@@ -466,9 +502,10 @@ class Lowerer:
         if role == "tool_call":
             if ctx.count == ZERO:
                 return None
-            inner = _Ctx(ANY, ctx.tool, ctx.param)
+            inner = replace(ctx, count=ANY)
             if ctx.tool is None and self.tools:
-                return _alt([self.node(node.item, _Ctx(ANY, t)) for t in range(len(self.tools))])
+                calls = [replace(inner, tool=t) for t in range(len(self.tools))]
+                return _alt([self.node(node.item, c) for c in calls])
             return self.node(node.item, inner)
         if role == "tool_name" and ctx.count in (ANY, ZERO):
             names = [self.tools[ctx.tool]] if ctx.tool is not None else self.tools
@@ -495,9 +532,7 @@ class Lowerer:
             return EMPTY if item.text == name else None
         if node.decode == g.DECODE_JSON_STRING:
             return Lit(json.dumps(name.decode()).encode())
-        if isinstance(item, (g.Until, g.Chars)):
-            return Lit(name)
-        raise self.unsupported(f"a {node.role} made of {item!r}")
+        return Lit(name)  # raw: the name as written, whatever pattern reads it
 
     def value(self, node: g.Tag, schema: Any) -> Expr | None:
         """A parameter value typed by its property's schema, or None to keep the

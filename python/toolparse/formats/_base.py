@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -109,6 +109,45 @@ class Format:
         from ..response_template import from_response_template
 
         return from_response_template(obj, name=name)
+
+    def lark(
+        self,
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        tool_choice: str | Mapping[str, Any] = "auto",
+        parallel_tool_calls: bool = True,
+        reasoning_in_prompt: bool | None = None,
+        special_tokens: Collection[str] = (),
+    ) -> str:
+        """This format as an llguidance Lark grammar for these tools: what the model may
+        emit, each call's arguments checked by its tool's JSON Schema (docs/export.md).
+        special_tokens: markers the tokenizer holds as special tokens (written <|...|>)."""
+        from ..export.lark import to_lark
+
+        return to_lark(
+            self,
+            tools,
+            tool_choice=tool_choice,
+            parallel_tool_calls=parallel_tool_calls,
+            reasoning_in_prompt=reasoning_in_prompt,
+            special_tokens=special_tokens,
+        )
+
+    def structural_tag(
+        self,
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        tool_choice: str | Mapping[str, Any] = "auto",
+        parallel_tool_calls: bool = True,
+    ) -> dict[str, Any]:
+        """This format's calls as an xgrammar structural tag for these tools: per tool the
+        text that begins its call, its arguments schema and the text that ends it, and
+        the triggers (docs/export.md)."""
+        from ..export.structural_tag import to_structural_tag
+
+        return to_structural_tag(
+            self, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls
+        )
 
     def entry(self, reasoning_in_prompt: bool | None) -> str:
         in_prompt = self.reasoning_in_prompt if reasoning_in_prompt is None else reasoning_in_prompt
