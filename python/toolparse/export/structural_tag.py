@@ -22,7 +22,7 @@ from . import _ir as ir
 # a way through an expression: (text before the arguments, text after them or None when
 # the way holds no arguments)
 _Way = tuple[str, str | None]
-_LIMIT = 24  # ways kept per expression
+_LIMIT = 32  # ways kept per expression
 
 
 class _Search:
@@ -37,7 +37,7 @@ class _Search:
         if isinstance(e, ir.Lit):
             return [(e.text.decode("utf-8"), None)]
         if isinstance(e, ir.Ws):
-            return [("", None)]
+            return [("", None), ("\n", None)]
         if isinstance(e, ir.JsonValue):
             return [("", "")] if e == self.args else []
         if isinstance(e, (ir.Text, ir.CharRun, ir.JsonString, ir.Pattern)):
@@ -66,8 +66,15 @@ class _Search:
                     return []
                 # keep a few ways with the arguments after the name, and a few without
                 with_args = [w for w in nxt if w[1] is not None]
-                with_args.sort(key=lambda w: self.name not in w[0])
-                with_args = with_args[: _LIMIT // 2]
+                with_args.sort(key=lambda w: (self.name not in w[0], len(w[1] or "")))
+                # vary the text before the arguments first: keep two ends for each
+                seen: dict[str, int] = {}
+                kept = []
+                for w in with_args:
+                    seen[w[0]] = seen.get(w[0], 0) + 1
+                    if seen[w[0]] <= 2:
+                        kept.append(w)
+                with_args = kept[: _LIMIT // 2]
                 without = [w for w in nxt if w[1] is None][: _LIMIT // 2]
                 acc = with_args + without
             return acc
@@ -84,14 +91,27 @@ class _Search:
         raise TypeError(f"not an expression: {e!r}")
 
 
+def _reads_back(fmt: Any, tool: ir.Tool, begin: str, end: str) -> bool:
+    from ..stream import parse
+
+    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.schema}}]
+    message = parse(begin + "{}" + end, fmt, tools=tools, reasoning_in_prompt=False)
+    return not message.errors and [c.name for c in message.tool_calls] == [tool.name]
+
+
 def _call_text(fmt: Any, tool: ir.Tool) -> tuple[str, str]:
     """(begin, end) of a call of this tool, the arguments between them."""
     lowerer = ir.Lowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
     lowered = lowerer.lower(fmt.grammar.entries["start"], (ir.ONE,))
     search = _Search(lowered, ir.JsonValue(tool.schema), tool.name)
     for before, after in search.ways(ir.RuleRef(lowered.start)):
-        if after is not None and tool.name in before:
-            return before.lstrip(), after.rstrip()
+        if after is None or tool.name not in before:
+            continue
+        begin, end = before.lstrip(), after.rstrip()
+        # the grammar leaves out lookaheads (a name read up to a newline, say): take the
+        # first way the format's own parser reads back as this call
+        if _reads_back(fmt, tool, begin, end):
+            return begin, end
     raise NotImplementedError(
         f"format {fmt.name!r}: a call is not its tool name and one JSON value of arguments "
         "between fixed texts, so it has no structural tag"
