@@ -296,6 +296,9 @@ class Lowerer:
                     changed = True
         self.rule_roles = roles
         self.nullable = g._nullable_rules(grammar.rules)
+        # a node the grammar uses in several places lowers once per context, so the
+        # exports can write it once (share())
+        self._memo: dict[tuple[int, _Ctx], Expr | None] = {}
 
     def unsupported(self, construct: str) -> NotImplementedError:
         return NotImplementedError(f"{self.what}: {construct} cannot be exported")
@@ -308,7 +311,7 @@ class Lowerer:
         if start is None:
             raise ValueError(f"{self.what}: no output satisfies the tool choice")
         self.rules = {"start": start, **self.rules}
-        return Lowered("start", self.rules)
+        return share(Lowered("start", self.rules))
 
     # rules
 
@@ -348,6 +351,12 @@ class Lowerer:
     # nodes
 
     def node(self, node: g.Node, ctx: _Ctx) -> Expr | None:
+        key = (id(node), ctx)
+        if key not in self._memo:
+            self._memo[key] = self._node(node, ctx)
+        return self._memo[key]
+
+    def _node(self, node: g.Node, ctx: _Ctx) -> Expr | None:
         roles = self.roles(node)
         if "tool_call" not in roles:
             if ctx.count in (ONE, SOME):
@@ -568,3 +577,58 @@ def lower_format(
     lowered = lowerer.lower(fmt.grammar.entries[fmt.entry(reasoning_in_prompt)], counts)
     lowered.markers = tuple(fmt.markers)
     return lowered
+
+
+def _children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, (Seq,)):
+        return e.items
+    if isinstance(e, Alt):
+        return e.alts
+    if isinstance(e, (Repeat, Optional_)):
+        return (e.item,)
+    return ()
+
+
+def share(lowered: Lowered) -> Lowered:
+    """Give a rule of its own to each compound expression used in more than one place
+    (the same grammar node lowered once), so that no export writes it twice."""
+    counts: dict[int, int] = {}
+    keep: dict[int, Expr] = {}
+
+    def count(e: Expr) -> None:
+        counts[id(e)] = counts.get(id(e), 0) + 1
+        keep[id(e)] = e
+        if counts[id(e)] == 1:
+            for c in _children(e):
+                count(c)
+
+    for body in lowered.rules.values():
+        count(body)
+    names: dict[int, str] = {}
+    rules: dict[str, Expr] = {}
+    done: dict[int, Expr] = {}
+
+    def rebuild(e: Expr, top: bool = False) -> Expr:
+        if not _children(e):
+            return e
+        if not top and counts[id(e)] > 1:
+            if id(e) not in names:
+                names[id(e)] = f"shared-{len(names)}"
+                rules[names[id(e)]] = rebuild(e, top=True)
+            return RuleRef(names[id(e)])
+        if id(e) in done and not top:
+            return done[id(e)]
+        if isinstance(e, Seq):
+            out: Expr = Seq(tuple(rebuild(c) for c in e.items))
+        elif isinstance(e, Alt):
+            out = Alt(tuple(rebuild(c) for c in e.alts))
+        elif isinstance(e, Repeat):
+            out = Repeat(rebuild(e.item), e.min)
+        else:
+            assert isinstance(e, Optional_)
+            out = Optional_(rebuild(e.item))
+        done[id(e)] = out
+        return out
+
+    new = {name: rebuild(body, top=True) for name, body in lowered.rules.items()}
+    return Lowered(lowered.start, {**new, **rules}, lowered.markers)

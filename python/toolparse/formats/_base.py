@@ -149,6 +149,27 @@ class Format:
             self, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls
         )
 
+    def gbnf(
+        self,
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        tool_choice: str | Mapping[str, Any] = "auto",
+        parallel_tool_calls: bool = True,
+        reasoning_in_prompt: bool | None = None,
+    ) -> dict[str, Any]:
+        """This format as llama.cpp GBNF for these tools, with how llama.cpp applies it:
+        {"grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens"}
+        (docs/export.md)."""
+        from ..export.gbnf import to_gbnf
+
+        return to_gbnf(
+            self,
+            tools,
+            tool_choice=tool_choice,
+            parallel_tool_calls=parallel_tool_calls,
+            reasoning_in_prompt=reasoning_in_prompt,
+        )
+
     def entry(self, reasoning_in_prompt: bool | None) -> str:
         in_prompt = self.reasoning_in_prompt if reasoning_in_prompt is None else reasoning_in_prompt
         if in_prompt:

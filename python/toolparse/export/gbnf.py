@@ -1,0 +1,291 @@
+"""Export a format to llama.cpp's GBNF, with the lazy-grammar triggers and the preserved
+tokens of llama.cpp's chat formats.
+
+GBNF has no lexer and no negation: text that holds none of a set of stops is written as
+the automaton that recognises it (one rule per beginning of a stop read so far), and each
+JSON Schema becomes rules of its own (properties in their declared order, the required
+ones always, the others optionally; keywords this writer does not know fall back to any
+JSON value of the stated type).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _ir as ir
+
+_JSON_RULES = {
+    "json-value": (
+        'json-object | json-array | json-string | json-number | "true" | "false" | "null"'
+    ),
+    "json-object": (
+        '"{" ws ( json-string ws ":" ws json-value ws ( "," ws json-string ws ":" ws '
+        'json-value ws )* )? "}"'
+    ),
+    "json-array": '"[" ws ( json-value ws ( "," ws json-value ws )* )? "]"',
+    "json-string": '"\\"" json-char* "\\""',
+    "json-char": '[^"\\\\\\x00-\\x1f] | "\\\\" ( ["\\\\/bfnrt] | "u" [0-9a-fA-F]{4} )',
+    "json-number": '"-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?',
+    "json-integer": '"-"? ( "0" | [1-9] [0-9]* )',
+    "json-boolean": '"true" | "false"',
+    "json-null": '"null"',
+    "ws": "[ \\t\\r\\n]*",
+}
+_PATTERNS = {
+    "integer": "ws json-integer ws",
+    "number": "ws json-number ws",
+    "boolean": 'ws ( "true" | "false" | "True" | "False" ) ws',
+    "null": 'ws ( "null" | "None" ) ws',
+}
+
+
+def _string(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _class_char(ch: str) -> str:
+    if ch in "]\\^-[":
+        return f"\\x{ord(ch):02x}"
+    if ch == "\n":
+        return "\\n"
+    if ch == "\r":
+        return "\\r"
+    if ch == "\t":
+        return "\\t"
+    if ord(ch) < 0x20:
+        return f"\\x{ord(ch):02x}"
+    return ch
+
+
+@dataclass
+class _Writer:
+    rules: dict[str, str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # definition -> rule name
+
+    def rule(self, stem: str, definition: str) -> str:
+        if definition not in self.names:
+            name = f"{stem}-{len(self.names)}"
+            self.names[definition] = name
+            self.rules[name] = definition
+        return self.names[definition]
+
+    # JSON Schema
+
+    def schema(self, schema: Any) -> str:
+        if not isinstance(schema, Mapping):
+            return "json-value"
+        if "const" in schema:
+            return _string(json.dumps(schema["const"], ensure_ascii=False))
+        if "enum" in schema:
+            alts = [_string(json.dumps(v, ensure_ascii=False)) for v in schema["enum"]]
+            return self.rule("enum", " | ".join(alts))
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list):
+                alts = [self.schema(s) for s in schema[key]]
+                return self.rule("any-of", " | ".join(alts))
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            alts = [self.schema({**schema, "type": k}) for k in kind]
+            return self.rule("types", " | ".join(alts))
+        if kind == "object" or "properties" in schema:
+            return self.object(schema)
+        if kind == "array":
+            item = self.schema(schema.get("items", {}))
+            return self.rule("array", f'"[" ws ( {item} ws ( "," ws {item} ws )* )? "]"')
+        simple = {
+            "string": "json-string",
+            "integer": "json-integer",
+            "number": "json-number",
+            "boolean": "json-boolean",
+            "null": "json-null",
+        }
+        return simple.get(str(kind), "json-value")
+
+    def object(self, schema: Mapping[str, Any]) -> str:
+        props = schema.get("properties")
+        if not isinstance(props, Mapping) or not props:
+            if schema.get("additionalProperties") is False:
+                return '"{" ws "}"'
+            return "json-object"
+        required = set(schema.get("required") or [])
+        members = [
+            (name, f'{_string(json.dumps(name, ensure_ascii=False))} ws ":" ws {self.schema(sub)}')
+            for name, sub in props.items()
+        ]
+        # the properties in their declared order; each optional one may be left out
+        # (its leading comma with it)
+        body = ""
+        for name, member in reversed(members):
+            if not body:
+                body = member if name in required else f"( {member} )?"
+                first_optional = name not in required
+                continue
+            if name in required:
+                body = (
+                    f'{member} ws ( "," ws {body} )?'
+                    if first_optional
+                    else (f'{member} ws "," ws {body}')
+                )
+                first_optional = False
+            else:
+                body = f'( {member} ws "," ws {body} | {member} | {body} )'
+        return self.rule("object", f'"{{" ws {body} ws "}}"')
+
+    # text holding no stop
+
+    def text(self, stops: Sequence[str], min1: bool) -> str:
+        markers = {m for m in stops if not any(o != m and o in m for o in stops)}
+        prefixes = sorted({m[:k] for m in markers for k in range(len(m))}, key=len)
+        state = {p: f"text-{len(self.names)}-{i}" for i, p in enumerate(prefixes)}
+        self.names[f"text:{sorted(markers)}:{len(self.names)}"] = state[""]
+        for p in prefixes:
+            moves: dict[str, str] = {}
+            seen = {m[len(p)] for m in markers if m.startswith(p) and len(m) > len(p)}
+            seen |= {m[0] for m in markers}
+            for ch in sorted(seen):
+                s = p + ch
+                if any(s.endswith(m) for m in markers):
+                    continue
+                nxt = next(q for q in reversed(prefixes) if s.endswith(q))
+                moves[ch] = state[nxt]
+            others = "".join(_class_char(c) for c in sorted(seen))
+            alts = [f"[{_class_char(c)}] {target}" for c, target in moves.items()]
+            alts.append(f"[^{others}] {state['']}")
+            if p == "":
+                alts.append('""')  # text may end only where no stop has begun
+            self.rules[state[p]] = " | ".join(alts)
+        start = state[""]
+        if not min1:
+            return start
+        first = "".join(_class_char(c) for c in sorted({m[0] for m in markers}))
+        # at least one character: the first one from the same automaton
+        starts = [
+            f"[{_class_char(c)}] {state[c]}" for c in sorted({m[0] for m in markers}) if c in state
+        ]
+        return self.rule("text1", " | ".join([f"[^{first}] {start}", *starts]))
+
+    def string_except(self, words: Sequence[str]) -> str:
+        """A JSON string token other than these (unescaped) contents."""
+        prefixes = sorted({w[:k] for w in words for k in range(len(w) + 1)}, key=len)
+        base = f"strx-{len(self.names)}"
+        self.names[f"strx:{sorted(words)}:{len(self.names)}"] = base
+        state = {p: f"{base}-{i}" for i, p in enumerate(prefixes)}
+        free = f"{base}-free"
+        self.rules[free] = 'json-char* "\\""'
+        for p in prefixes:
+            nexts = sorted({w[len(p)] for w in words if w.startswith(p) and len(w) > len(p)})
+            alts = [f"[{_class_char(c)}] {state[p + c]}" for c in nexts]
+            taken = "".join(_class_char(c) for c in nexts)
+            alts.append(f'[^"\\\\\x00-\x1f{taken}] {free}')
+            alts.append(f'"\\\\" ( ["\\\\/bfnrt] | "u" [0-9a-fA-F]{{4}} ) {free}')
+            if p not in words:
+                alts.append('"\\""')
+            self.rules[state[p]] = " | ".join(alts)
+        return f'( "\\"" {state[""]} )'
+
+    def expr(self, e: ir.Expr) -> str:
+        if isinstance(e, ir.Lit):
+            return _string(e.text.decode("utf-8"))
+        if isinstance(e, ir.Ws):
+            return "ws"
+        if isinstance(e, ir.Text):
+            return self.text([s.marker.decode("utf-8") for s in e.stops], e.min1)
+        if isinstance(e, ir.CharRun):
+            chars = "".join(_class_char(chr(b)) for b in sorted(e.members) if b < 0x80)
+            alts = [f"[{chars}]"] if chars else []
+            if any(b >= 0x80 for b in e.members):
+                alts.append("[^\\x00-\\x7f]")  # bytes >= 0x80: any non-ASCII character
+            return f"( {' | '.join(alts)} ){'+' if e.min1 else '*'}"
+        if isinstance(e, ir.JsonValue):
+            return self.schema(e.schema)
+        if isinstance(e, ir.JsonString):
+            return (
+                self.string_except([json.loads(x) for x in e.exclude])
+                if e.exclude
+                else ("json-string")
+            )
+        if isinstance(e, ir.Pattern):
+            return f"( {_PATTERNS[e.kind]} )"
+        if isinstance(e, ir.Seq):
+            if not e.items:
+                return '""'
+            return "( " + " ".join(self.expr(i) for i in e.items) + " )"
+        if isinstance(e, ir.Alt):
+            return "( " + " | ".join(self.expr(a) for a in e.alts) + " )"
+        if isinstance(e, ir.Repeat):
+            return f"( {self.expr(e.item)} ){'+' if e.min else '*'}"
+        if isinstance(e, ir.Optional_):
+            return f"( {self.expr(e.item)} )?"
+        if isinstance(e, ir.RuleRef):
+            return _rule(e.name)
+        raise TypeError(f"not an expression: {e!r}")
+
+
+def render(lowered: ir.Lowered) -> str:
+    writer = _Writer()
+    body = {name: writer.expr(e) for name, e in lowered.rules.items()}
+    lines = [f"root ::= {_rule(lowered.start)}"]
+    lines += [f"{_rule(name)} ::= {text}" for name, text in body.items()]
+    lines += [f"{name} ::= {text}" for name, text in writer.rules.items()]
+    lines += [f"{name} ::= {text}" for name, text in _JSON_RULES.items()]
+    return "\n".join(lines) + "\n"
+
+
+def to_gbnf(
+    fmt: Any,
+    tools: Sequence[Mapping[str, Any]],
+    *,
+    tool_choice: ir.ToolChoice = "auto",
+    parallel_tool_calls: bool = True,
+    reasoning_in_prompt: bool | None = None,
+) -> dict[str, Any]:
+    """The GBNF grammar and how llama.cpp applies it: ``grammar``, ``grammar_lazy``
+    (with tool_choice "auto" the grammar waits for a trigger), ``grammar_triggers``
+    (``{"type": "word", "value": marker}`` for the texts that begin a call) and
+    ``preserved_tokens`` (the format's markers, kept as text when detokenised)."""
+    lowered = ir.lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
+    triggers = _triggers(fmt, tools)
+    lazy = tool_choice == "auto" and bool(triggers)
+    return {
+        "grammar": render(lowered),
+        "grammar_lazy": lazy,
+        "grammar_triggers": [{"type": "word", "value": t} for t in triggers] if lazy else [],
+        "preserved_tokens": list(fmt.markers),
+    }
+
+
+def _triggers(fmt: Any, tools: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The texts a call begins with: the structural tag's triggers, else the format's
+    call marker."""
+    from .structural_tag import to_structural_tag
+
+    try:
+        found = to_structural_tag(fmt, tools)["format"]["triggers"]
+        return [str(t) for t in found]
+    except (NotImplementedError, ValueError):
+        pass
+    if fmt.call_markers:
+        return [fmt.call_markers[0]]
+    return []
+
+
+def _rule(name: str) -> str:
+    """A lowered rule's GBNF name (apart from the writer's own rules)."""
+    return "f-" + name
