@@ -171,8 +171,7 @@ TOOL_CHOICE_KNOWN = {
     "generic": 'with tool_choice "none" the call is read as content (any text is)',
     "gigachat3": 'with tool_choice "none" the call is read as content',
     "internlm": 'with tool_choice "none" the call is read as content',
-    "gpt_oss": "a required or named call is refused at the channel header before it",
-    "muse": "a required or named call is refused at the channel header before it",
+    "gpt_oss": "a named call is refused at the end of the output (not yet understood)",
     "markdown_json": _FENCE,
     "xlam": _FENCE,
 }

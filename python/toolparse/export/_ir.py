@@ -299,6 +299,29 @@ class Lowerer:
         # a node the grammar uses in several places lowers once per context, so the
         # exports can write it once (share())
         self._memo: dict[tuple[int, _Ctx], Expr | None] = {}
+        self._call_free: dict[str, bool] = {}
+
+    def call_free(self, node: g.Node, active: frozenset[str] = frozenset()) -> bool:
+        """Whether node can match output holding no call other than by repeating
+        something that holds calls no times."""
+        if "tool_call" not in self.roles(node):
+            return True
+        if isinstance(node, g.Tag):
+            return node.role != "tool_call" and self.call_free(node.item, active)
+        if isinstance(node, g.Ref):
+            if node.name in active:
+                return False
+            if node.name not in self._call_free:
+                found = self.call_free(self.grammar.rules[node.name], active | {node.name})
+                self._call_free[node.name] = found
+            return self._call_free[node.name]
+        if isinstance(node, g.Seq):
+            return all(self.call_free(i, active) for i in node.items)
+        if isinstance(node, g.Choice):
+            return any(self.call_free(a, active) for a in node.alts)
+        if isinstance(node, (g.Opt, g.Many, g.Recover)):
+            return self.call_free(node.item, active)
+        return True
 
     def unsupported(self, construct: str) -> NotImplementedError:
         return NotImplementedError(f"{self.what}: {construct} cannot be exported")
@@ -467,10 +490,10 @@ class Lowerer:
         keys: list[bytes] = []
         alts = []
         for alt in node.alts:
-            if ctx.count == ZERO and "tool_call" in self.roles(alt):
-                # no calls: an alternative that could hold one is left out, not kept
-                # with none (a call block with no call in it would let the calls
-                # through as text)
+            if ctx.count == ZERO and not self.call_free(alt):
+                # no calls: an alternative that holds none only by repeating its calls
+                # no times is left out (a call block with no call in it would let the
+                # calls through as text)
                 continue
             first = _first(alt)
             if isinstance(first, g.Json) and first.kind == g.JSON_STRING and keys:
