@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from engines import FIXTURES_DIR
+from toolparse.export import _ir as toolparse_export
 from toolparse.formats import get_format
 
 llguidance = pytest.importorskip("llguidance")
@@ -41,6 +42,10 @@ def test_gbnf_compiles(name: str) -> None:
     for trigger in out["grammar_triggers"]:
         assert trigger["type"] == "word" and trigger["value"]
     assert out["grammar_lazy"] == bool(out["grammar_triggers"])
+    if not toolparse_export.has_calls(fmt):
+        with pytest.raises(ValueError, match="no output"):
+            fmt.gbnf(_tools(name), tool_choice="required")
+        return
     required = fmt.gbnf(_tools(name), tool_choice="required")
     assert not required["grammar_lazy"] and not required["grammar_triggers"]
 

@@ -88,9 +88,12 @@ NOT_EXPRESSIBLE = {
     "lfm2": "Python literal",
     "llama3_json": "Python literal",
     "pythonic": "Python literal",
+    "olmo3": "Python literal",
+    "kimi": "no tool calls",
     # arguments as XML-style parameters, Gemma notation, or a channel header's name
     **dict.fromkeys(
         (
+            "functiongemma",
             "gemma4",
             "gigachat3",
             "gigachat35",
@@ -103,6 +106,7 @@ NOT_EXPRESSIBLE = {
             "ling3",
             "minicpm5",
             "minimax_m2",
+            "minimax_m3",
             "muse",
             "poolside_v1",
             "qwen3_coder",

@@ -579,12 +579,21 @@ class Lowerer:
             return None
         if not isinstance(item, g.Until) or kind is None or kind == "string":
             return None
-        # the parser strips the whitespace around a typed value
+        # the parser strips the whitespace around a typed value; numbers as the schema
+        # bounds them, booleans and null also in Python's spelling
+        if kind in ("integer", "number") and isinstance(schema, Mapping):
+            return Seq((Ws(), JsonValue(schema), Ws()))
         if kind in _SCALAR_TYPES:
             return Seq((Ws(), Pattern(kind), Ws()))
         if kind in ("object", "array") and isinstance(schema, Mapping):
             return Seq((Ws(), JsonValue(schema), Ws()))
         return None
+
+
+def has_calls(fmt: Any) -> bool:
+    """Whether the format's grammar holds tool calls at all."""
+    lowerer = Lowerer(fmt.grammar, [], f"format {fmt.name!r}")
+    return any("tool_call" in roles for roles in lowerer.rule_roles.values())
 
 
 def lower_format(

@@ -51,6 +51,19 @@ def char_class(members: Iterable[int]) -> str:
     return "[" + "".join(parts) + "]"
 
 
+def _lead_byte_class(lead: int) -> str:
+    """The characters whose UTF-8 encoding begins with this byte, as class members."""
+    if lead < 0x80:
+        return escape(bytes([lead]))
+    if lead < 0xE0:
+        low, size = (lead & 0x1F) << 6, 0x40
+    elif lead < 0xF0:
+        low, size = (lead & 0x0F) << 12, 0x1000
+    else:
+        low, size = (lead & 0x07) << 18, 0x40000
+    return f"\\x{{{low:x}}}-\\x{{{low + size - 1:x}}}"
+
+
 def text_lexemes(stops: Iterable[g.Stop]) -> tuple[str, str, str, str]:
     """Text that holds none of the stops, as a run of lexemes a greedy lexer ends where a
     stop begins: (first, plain, starts, whole).  plain (``[^first]+``) is a run of
@@ -62,7 +75,9 @@ def text_lexemes(stops: Iterable[g.Stop]) -> tuple[str, str, str, str]:
     # a stop that holds another stop adds nothing: text without the other has neither
     every = {m for m in every if not any(o != m and o in m for o in every)}
     markers = sorted(every, key=len, reverse=True)
-    first = "".join(escape(c.encode()) for c in sorted({m[0] for m in markers}))
+    # a lexer reads bytes: a stop begins at its first byte, so the text's plain run
+    # stops before every character that shares that first byte
+    first = "".join(_lead_byte_class(m.encode()[0]) for m in sorted(set(markers)))
     starts = sorted({m[:k] for m in markers for k in range(1, len(m))}, key=len, reverse=True)
     return (
         first,

@@ -130,6 +130,8 @@ def to_structural_tag(
     (a ``triggered_tags`` format; ``at_least_one`` for tool_choice "required" or a named
     tool, ``stop_after_first`` without parallel calls); legacy=True gives the older
     ``structures`` / ``triggers`` shape, which cannot say either."""
+    if not ir.has_calls(fmt):
+        raise NotImplementedError(f"format {fmt.name!r} has no tool calls")
     allowed, counts = ir.allowed_tools(tools, tool_choice, parallel_tool_calls)
     tags = []
     triggers: list[str] = []
