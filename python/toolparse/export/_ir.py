@@ -570,7 +570,13 @@ class Lowerer:
         """A parameter value typed by its property's schema, or None to keep the
         format's own expression."""
         item = node.item
-        if node.decode in (g.DECODE_PYTHON, g.DECODE_GEMMA, g.DECODE_STRING):
+        if node.decode in (
+            g.DECODE_PYTHON,
+            g.DECODE_GEMMA,
+            g.DECODE_FUNCTIONGEMMA,
+            g.DECODE_MINIMAX_M3,
+            g.DECODE_STRING,
+        ):  # the value's own notation says what it is
             return None
         kind = _prop_type(schema)
         if isinstance(item, g.Json):
