@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from ..grammar import (
     Grammar,
+    Node,
     choice,
     cut,
     eof,
@@ -71,6 +72,43 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 # A value ends at </parameter> only where the next parameter or the end of the invoke follows.
 _VALUE_END = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, INVOKE_CLOSE))
+
+
+def invoke_rules(
+    block_open: str, block_close: str, invoke_open: str, invoke_close: str, argument: str
+) -> dict[str, Node]:
+    """The MiniMax call block (M2 and M3): a block of ``<invoke name="NAME">`` calls whose
+    arguments are the rule named `argument`; a block the output ends inside is closed by
+    the end, and after a broken invoke the input is skipped past its closing tag."""
+    return {
+        "block": seq(
+            lit(block_open),
+            cut(),
+            recover(
+                seq(ws(), many(ref("invoke")), choice(lit(block_close), eof())),
+                skip_past(block_close),
+            ),
+            ws(),
+        ),
+        "invoke": seq(
+            lit(invoke_open),
+            cut(),
+            recover(
+                tag(
+                    "tool_call",
+                    seq(
+                        tag("tool_name", until('"', need_stop=True)),
+                        lit('">'),
+                        ws(),
+                        many(ref(argument)),
+                        lit(invoke_close),
+                    ),
+                ),
+                seq(until(invoke_close, block_close), opt(lit(invoke_close))),
+            ),
+            ws(),
+        ),
+    }
 
 
 FORMAT = Format(
@@ -99,33 +137,7 @@ FORMAT = Format(
         rules={
             **reasoning_rules(THINK_OPEN, THINK_CLOSE, BLOCK_OPEN, reopened=True),
             "body": seq(many(choice(ref("block"), ref("content"))), eof()),
-            "block": seq(
-                lit(BLOCK_OPEN),
-                cut(),
-                recover(
-                    seq(ws(), many(ref("invoke")), choice(lit(BLOCK_CLOSE), eof())),
-                    skip_past(BLOCK_CLOSE),
-                ),
-                ws(),
-            ),
-            "invoke": seq(
-                lit(INVOKE_OPEN),
-                cut(),
-                recover(
-                    tag(
-                        "tool_call",
-                        seq(
-                            tag("tool_name", until('"', need_stop=True)),
-                            lit('">'),
-                            ws(),
-                            many(ref("parameter")),
-                            lit(INVOKE_CLOSE),
-                        ),
-                    ),
-                    seq(until(INVOKE_CLOSE, BLOCK_CLOSE), opt(lit(INVOKE_CLOSE))),
-                ),
-                ws(),
-            ),
+            **invoke_rules(BLOCK_OPEN, BLOCK_CLOSE, INVOKE_OPEN, INVOKE_CLOSE, "parameter"),
             "parameter": seq(
                 lit(PARAM_OPEN),
                 cut(),

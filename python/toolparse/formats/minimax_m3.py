@@ -92,14 +92,14 @@ from ..grammar import (
     many,
     not_ahead,
     opt,
-    recover,
     ref,
     seq,
     tag,
     until,
     ws,
 )
-from ._base import Format, reasoning_rules, skip_past
+from ._base import Format, reasoning_rules
+from .minimax_m2 import invoke_rules
 
 NS = "]<]minimax[>["
 BLOCK_OPEN, BLOCK_CLOSE = NS + "<tool_call>", NS + "</tool_call>"
@@ -133,33 +133,7 @@ FORMAT = Format(
                 ref("body"),
             ),
             "body": seq(many(choice(ref("block"), ref("content"))), eof()),
-            "block": seq(
-                lit(BLOCK_OPEN),
-                cut(),
-                recover(
-                    seq(ws(), many(ref("invoke")), choice(lit(BLOCK_CLOSE), eof())),
-                    skip_past(BLOCK_CLOSE),
-                ),
-                ws(),
-            ),
-            "invoke": seq(
-                lit(INVOKE_OPEN),
-                cut(),
-                recover(
-                    tag(
-                        "tool_call",
-                        seq(
-                            tag("tool_name", until('"', need_stop=True)),
-                            lit('">'),
-                            ws(),
-                            many(ref("argument")),
-                            lit(INVOKE_CLOSE),
-                        ),
-                    ),
-                    seq(until(INVOKE_CLOSE, BLOCK_CLOSE), opt(lit(INVOKE_CLOSE))),
-                ),
-                ws(),
-            ),
+            **invoke_rules(BLOCK_OPEN, BLOCK_CLOSE, INVOKE_OPEN, INVOKE_CLOSE, "argument"),
             "argument": seq(
                 _OPENING_TAG,
                 cut(),
