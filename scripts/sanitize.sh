@@ -8,7 +8,8 @@
 #                                        "not reference"` without the grammar-export tests:
 #                                        the tests that run the C core (the reference
 #                                        engine's own runs and the exports, pure Python and
-#                                        llguidance, check nothing the sanitizers see)
+#                                        llguidance, check nothing the sanitizers see), in
+#                                        two processes at once
 #   scripts/sanitize.sh --no-build       run again against the existing .venv-asan
 #   scripts/sanitize.sh [...] -- ARGS    pass ARGS to pytest instead (a subset, -x, ...)
 #
@@ -100,16 +101,42 @@ suppressions="$PWD/scripts/lsan.supp"
 # scripts/sanitized_pytest.py is `python -m pytest` that checks for leaks before the
 # interpreter's teardown and keeps the runtime out of the programs the tests start.
 # --capture=sys: pytest's default fd capture would swallow a report written as it dies.
-[ $# -gt 0 ] || set -- -k "not reference" --ignore-glob="tests/test_export_*.py"
+sanitized() { # python -m pytest ARGS, under the sanitizers
+    env CC="$CC" CFLAGS="$san_cflags" LDFLAGS="$san_ldflags" \
+        LD_PRELOAD="$asan_runtime" PYTHONMALLOC=malloc \
+        ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:exitcode=86:log_path=$log_path:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
+        LSAN_OPTIONS="suppressions=$suppressions:print_suppressions=0" \
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=86" \
+        "$venv/bin/python" scripts/sanitized_pytest.py --capture=sys -p no:cacheprovider "$@"
+}
 status=0
 start=$SECONDS
-env CC="$CC" CFLAGS="$san_cflags" LDFLAGS="$san_ldflags" \
-    LD_PRELOAD="$asan_runtime" PYTHONMALLOC=malloc \
-    ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:exitcode=86:log_path=$log_path:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
-    LSAN_OPTIONS="suppressions=$suppressions:print_suppressions=0" \
-    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=86" \
-    "$venv/bin/python" scripts/sanitized_pytest.py --capture=sys -p no:cacheprovider "$@" ||
-    status=$?
+if [ $# -gt 0 ]; then
+    sanitized "$@" || status=$?
+else
+    # The tests of the C core: not the reference engine's own, nor the grammar exports'
+    # (pure Python and llguidance), which put nothing of it under the sanitizers.  Two
+    # processes at once, one per core: the stream-property files, and the rest.
+    shards=build/sanitize/shards
+    rm -rf "$shards" && mkdir -p "$shards"
+    heavy=(tests/test_format_properties.py tests/test_stream_contract.py tests/test_formats.py
+        tests/test_limits.py)
+    ignored=()
+    for file in "${heavy[@]}"; do ignored+=("--ignore=$file"); done
+    sanitized -k "not reference" "${heavy[@]}" >"$shards/1.log" 2>&1 &
+    first=$!
+    sanitized -k "not reference" --ignore-glob="tests/test_export_*.py" "${ignored[@]}" tests \
+        >"$shards/2.log" 2>&1 || status=$?
+    wait "$first" || { code=$?; [ "$status" -ne 0 ] || status=$code; }
+    for shard in 1 2; do
+        if [ "$status" -ne 0 ]; then
+            echo "==== $shards/$shard.log (its end)"
+            tail -n 60 "$shards/$shard.log"
+        else
+            say "shard $shard: $(tail -n 1 "$shards/$shard.log")"
+        fi
+    done
+fi
 seconds=$((SECONDS - start))
 
 reports=("$log_dir"/*)

@@ -38,7 +38,8 @@ def keep_running_frames_in_view() -> None:
 def main(args: list[str]) -> int:
     os.environ.pop("LD_PRELOAD", None)
     sys.path[0] = os.getcwd()  # as `python -m pytest` has it, not this script's folder
-    status = int(pytest.main(args))
+    # -n 0: in this process, not in workers that would start without the sanitizer runtime
+    status = int(pytest.main(["-n", "0", *args]))
     sys.stdout.flush()
     sys.stderr.flush()
     process = ctypes.CDLL(None)

@@ -116,7 +116,7 @@ if [ "$rebaseline" = 1 ] || [ ! -s "$suppressions" ]; then
     log=$work/baseline.log
     start=$SECONDS
     valgrind --log-file="$log" --leak-check=no --gen-suppressions=all \
-        "$python" -m pytest -q -p no:cacheprovider scripts/valgrind_baseline.py ||
+        "$python" -m pytest -q -p no:cacheprovider -n 0 scripts/valgrind_baseline.py ||
         fail "the baseline run (log: $log)"
     "$python" - "$log" "$suppressions" <<'PY'
 import re
@@ -148,5 +148,5 @@ fi
 log=$work/pytest.log
 start=$SECONDS
 memcheck "the tests" --error-exitcode=99 --leak-check=no --track-origins=yes \
-    --suppressions="$suppressions" "$python" -m pytest -q -p no:cacheprovider "$@"
+    --suppressions="$suppressions" "$python" -m pytest -q -p no:cacheprovider -n 0 "$@"
 say "ok: no memcheck errors in the subset ($((SECONDS - start))s; log: $log)"
