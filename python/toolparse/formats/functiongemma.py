@@ -49,96 +49,25 @@ from __future__ import annotations
 
 from ..grammar import (
     Grammar,
-    Node,
-    chars,
     choice,
     cut,
     eof,
     lit,
     many,
-    opt,
-    recover,
     ref,
     seq,
     tag,
     until,
     ws,
 )
-from ._base import Format, skip_past, skip_rest
+from ._base import Format, skip_rest
+from .gemma4 import gemma_call_rules
 
 CALL_OPEN, CALL_CLOSE = "<start_function_call>", "<end_function_call>"
 ESCAPE = "<escape>"
 RESPONSE_OPEN, TURN_END = "<start_function_response>", "<end_of_turn>"
 
 _CONTENT_ENDS = (CALL_OPEN, CALL_CLOSE, RESPONSE_OPEN, TURN_END)
-
-
-def _separated(item: Node) -> Node:
-    """item, then more of it after commas, with optional whitespace around each comma."""
-    return seq(item, many(seq(ws(), lit(","), ws(), item)))
-
-
-def _value_rules() -> dict[str, Node]:
-    """A value that is not a top-level string (decode="functiongemma" converts it): strings
-    inside it are between <escape> tokens too."""
-    return {
-        "value": choice(
-            ref("dict"),
-            ref("array"),
-            ref("string"),
-            lit("true"),
-            lit("false"),
-            lit("null"),
-            chars("-+.0-9eE", min1=True),
-        ),
-        "string": seq(lit(ESCAPE), until(ESCAPE, need_stop=True), lit(ESCAPE)),
-        "member": seq(
-            until(":", "}", ",", ESCAPE, min1=True, need_stop=True), lit(":"), ws(), ref("value")
-        ),
-        "dict": seq(lit("{"), ws(), opt(_separated(ref("member"))), ws(), lit("}")),
-        "array": seq(lit("["), ws(), opt(_separated(ref("value"))), ws(), lit("]")),
-    }
-
-
-def _argument() -> Node:
-    """One top-level ``key:value``: a string streams, any other value is converted to JSON
-    when it ends."""
-    key = tag("param_name", until(":", "}", ",", ESCAPE, CALL_CLOSE, min1=True, need_stop=True))
-    string = seq(
-        lit(ESCAPE),
-        cut(),
-        tag("param_value", until(ESCAPE, need_stop=True), decode="string"),
-        lit(ESCAPE),
-    )
-    return seq(
-        key,
-        ws(),
-        lit(":"),
-        cut(),
-        ws(),
-        choice(string, tag("param_value", ref("value"), decode="functiongemma")),
-    )
-
-
-def _call() -> Node:
-    body = seq(
-        ws(),
-        lit("call:"),
-        tag("tool_name", until("{", CALL_CLOSE, min1=True, need_stop=True)),
-        lit("{"),
-        ws(),
-        opt(_separated(ref("argument"))),
-        ws(),
-        lit("}"),
-        ws(),
-        lit(CALL_CLOSE),
-    )
-    return seq(
-        lit(CALL_OPEN),
-        cut(),
-        recover(tag("tool_call", body), skip_past(CALL_CLOSE)),
-        ws(),
-    )
 
 
 FORMAT = Format(
@@ -164,12 +93,18 @@ FORMAT = Format(
                 ),
                 eof(),
             ),
-            "call": _call(),
-            "argument": _argument(),
+            **gemma_call_rules(
+                CALL_OPEN,
+                CALL_CLOSE,
+                ESCAPE,
+                call_prefixes=("call:",),
+                quoted_keys=False,
+                string_stops=(),
+                decode="functiongemma",
+            ),
             "stray_close": lit(CALL_CLOSE),
             "turn_end": seq(choice(lit(TURN_END), lit(RESPONSE_OPEN)), cut(), skip_rest()),
             "content": tag("content", until(*_CONTENT_ENDS, min1=True, commit=True)),
-            **_value_rules(),
         },
         entries={"start": "start"},
     ),

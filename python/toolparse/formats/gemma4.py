@@ -63,6 +63,8 @@ Facts this grammar relies on:
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ..grammar import (
     Grammar,
     Node,
@@ -106,9 +108,64 @@ def _separated(item: Node) -> Node:
     return seq(item, many(seq(ws(), lit(","), ws(), item)))
 
 
-def _value_rules() -> dict[str, Node]:
-    """A Gemma 4 value, delimited so that decode="gemma" can convert it when it ends."""
+def gemma_call_rules(
+    call_open: str,
+    call_close: str,
+    quote: str,
+    *,
+    call_prefixes: tuple[str, ...],
+    quoted_keys: bool,
+    string_stops: tuple[str, ...],
+    decode: Literal["gemma", "functiongemma"],
+) -> dict[str, Node]:
+    """A call in Gemma notation (Gemma 4, FunctionGemma): call_open, a prefix, NAME{key:value,
+    ...}, call_close.  Strings are between two `quote` texts (and end early at
+    `string_stops`); a top-level string value streams, any other value is converted to JSON
+    by `decode` when it ends; keys are bare text (or quoted, with `quoted_keys`)."""
+    string_text = until(quote, *string_stops, need_stop=True)
+    bare_key = tag("param_name", until(":", "}", ",", quote, call_close, min1=True, need_stop=True))
+    key = (
+        choice(
+            seq(lit(quote), tag("param_name", until(quote, need_stop=True)), lit(quote)), bare_key
+        )
+        if quoted_keys
+        else bare_key
+    )
+    top_string = seq(
+        lit(quote), cut(), tag("param_value", string_text, decode="string"), lit(quote)
+    )
+    prefix = (
+        choice(*(lit(p) for p in call_prefixes))
+        if len(call_prefixes) > 1
+        else lit(call_prefixes[0])
+    )
+    body = seq(
+        ws(),
+        prefix,
+        tag("tool_name", until("{", call_close, min1=True, need_stop=True)),
+        lit("{"),
+        ws(),
+        opt(_separated(ref("argument"))),
+        ws(),
+        lit("}"),
+        ws(),
+        lit(call_close),
+    )
     return {
+        "call": seq(
+            lit(call_open),
+            cut(),
+            recover(tag("tool_call", body), skip_past(call_close)),
+            ws(),
+        ),
+        "argument": seq(
+            key,
+            ws(),
+            lit(":"),
+            cut(),
+            ws(),
+            choice(top_string, tag("param_value", ref("value"), decode=decode)),
+        ),
         "value": choice(
             ref("string"),
             ref("dict"),
@@ -118,61 +175,14 @@ def _value_rules() -> dict[str, Node]:
             lit("null"),
             chars("-+.0-9eE", min1=True),
         ),
-        "string": seq(lit(QUOTE), until(QUOTE, CHANNEL_OPEN, need_stop=True), lit(QUOTE)),
+        "string": seq(lit(quote), string_text, lit(quote)),
         # a nested key is bare text; the converter reads it up to its colon
         "member": seq(
-            until(":", "}", ",", QUOTE, min1=True, need_stop=True), lit(":"), ws(), ref("value")
+            until(":", "}", ",", quote, min1=True, need_stop=True), lit(":"), ws(), ref("value")
         ),
         "dict": seq(lit("{"), ws(), opt(_separated(ref("member"))), ws(), lit("}")),
         "array": seq(lit("["), ws(), opt(_separated(ref("value"))), ws(), lit("]")),
     }
-
-
-def _argument() -> Node:
-    """One top-level ``key:value`` of a call: a string value streams, any other value is
-    converted to JSON when it ends."""
-    key = choice(
-        seq(lit(QUOTE), tag("param_name", until(QUOTE, need_stop=True)), lit(QUOTE)),
-        tag(
-            "param_name",
-            until(":", "}", ",", QUOTE, TOOL_CALL_CLOSE, min1=True, need_stop=True),
-        ),
-    )
-    string = seq(
-        lit(QUOTE),
-        cut(),
-        tag("param_value", until(QUOTE, CHANNEL_OPEN, need_stop=True), decode="string"),
-        lit(QUOTE),
-    )
-    return seq(
-        key,
-        ws(),
-        lit(":"),
-        cut(),
-        ws(),
-        choice(string, tag("param_value", ref("value"), decode="gemma")),
-    )
-
-
-def _call() -> Node:
-    body = seq(
-        ws(),
-        choice(lit("call:"), lit(":")),
-        tag("tool_name", until("{", TOOL_CALL_CLOSE, min1=True, need_stop=True)),
-        lit("{"),
-        ws(),
-        opt(_separated(ref("argument"))),
-        ws(),
-        lit("}"),
-        ws(),
-        lit(TOOL_CALL_CLOSE),
-    )
-    return seq(
-        lit(TOOL_CALL_OPEN),
-        cut(),
-        recover(tag("tool_call", body), skip_past(TOOL_CALL_CLOSE)),
-        ws(),
-    )
 
 
 _REASONING_REST = seq(
@@ -228,12 +238,18 @@ FORMAT = Format(
                 cut(),
                 opt(seq(lit(THOUGHT), cut(), ws(), ref("reasoning_rest"))),
             ),
-            "call": _call(),
-            "argument": _argument(),
+            **gemma_call_rules(
+                TOOL_CALL_OPEN,
+                TOOL_CALL_CLOSE,
+                QUOTE,
+                call_prefixes=("call:", ":"),
+                quoted_keys=True,
+                string_stops=(CHANNEL_OPEN,),
+                decode="gemma",
+            ),
             "stray_close": choice(lit(CHANNEL_CLOSE), lit(TOOL_CALL_CLOSE)),
             "turn_end": seq(choice(lit(TURN_END), lit(TOOL_RESPONSE)), cut(), skip_rest()),
             "content": tag("content", until(*_CONTENT_ENDS, min1=True, commit=True)),
-            **_value_rules(),
         },
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
     ),
