@@ -112,28 +112,31 @@ PARAM_OPEN = f'<{DSML}parameter name="'
 PARAM_CLOSE = f"</{DSML}parameter>"
 
 
-def dsml_tags(space: str = "") -> tuple[str, str, str, str]:
+def dsml_tags(space: str = "", ns: str = DSML) -> tuple[str, str, str, str]:
     """(invoke opener up to the name, invoke closer, parameter opener up to the name,
     parameter closer); `space` is what stands between ｜DSML｜ and the tag name (V4.1
-    writes one space there, V3.2 and V4 nothing)."""
+    writes one space there, V3.2 and V4 nothing); `ns` is the namespace token (GigaChat
+    3.5 writes the same form with ｜GCML｜)."""
     return (
-        f'<{DSML}{space}invoke name="',
-        f"</{DSML}{space}invoke>",
-        f'<{DSML}{space}parameter name="',
-        f"</{DSML}{space}parameter>",
+        f'<{ns}{space}invoke name="',
+        f"</{ns}{space}invoke>",
+        f'<{ns}{space}parameter name="',
+        f"</{ns}{space}parameter>",
     )
 
 
-def dsml_markers(block: str, space: str = "") -> tuple[str, str, tuple[str, ...]]:
+def dsml_markers(block: str, space: str = "", ns: str = DSML) -> tuple[str, str, tuple[str, ...]]:
     """(block opener, block closer, every marker) for the <｜DSML｜block> wrapper."""
-    block_open, block_close = f"<{DSML}{space}{block}>", f"</{DSML}{space}{block}>"
-    return block_open, block_close, (block_open, block_close, *dsml_tags(space))
+    block_open, block_close = f"<{ns}{space}{block}>", f"</{ns}{space}{block}>"
+    return block_open, block_close, (block_open, block_close, *dsml_tags(space, ns))
 
 
-def _value(block_close: str, decode: Literal["string", "json"], space: str = "") -> Node:
+def _value(
+    block_close: str, decode: Literal["string", "json"], space: str = "", ns: str = DSML
+) -> Node:
     """A parameter value up to </｜DSML｜parameter>, which ends it only where the next tag
     follows: a value may hold that text (a file that documents the format, say)."""
-    _, invoke_close, param_open, param_close = dsml_tags(space)
+    _, invoke_close, param_open, param_close = dsml_tags(space, ns)
     end = stop(param_close, followed_by=(param_open, invoke_close, block_close))
     return tag("param_value", until(end, need_stop=True), decode=decode)
 
@@ -144,10 +147,38 @@ def dsml_body(block: str, space: str = "") -> dict[str, Node]:
     body: content, then a block of invokes, then (rarely) more content.  The whitespace
     right before the block opener (the template's blank line) is not content.
     """
-    block_open, block_close, _ = dsml_markers(block, space)
-    invoke_open, invoke_close, param_open, param_close = dsml_tags(space)
+    block_open, _, _ = dsml_markers(block, space)
     return {
         "body": seq(many(choice(ref("block"), ref("content"))), eof()),
+        **dsml_call_rules(block, space),
+        "content": tag(
+            "content",
+            until(f"\n\n{block_open}", f"\n{block_open}", block_open, min1=True, commit=True),
+        ),
+    }
+
+
+def dsml_call_rules(
+    block: str,
+    space: str = "",
+    ns: str = DSML,
+    *,
+    json_body: bool = True,
+    untyped_parameters: bool = False,
+) -> dict[str, Node]:
+    """The block, invoke and parameter rules of the DSML form.  `json_body`: an invoke may
+    hold one JSON object instead of parameters (DeepSeek); `untyped_parameters`: a
+    parameter without its string attribute is a string (GigaChat 3.5)."""
+    block_open, block_close, _ = dsml_markers(block, space, ns)
+    invoke_open, invoke_close, param_open, param_close = dsml_tags(space, ns)
+    parameters = many(ref("parameter"))
+    typed = [
+        seq(lit('string="true"'), cut(), ws(), lit(">"), _value(block_close, "string", space, ns)),
+        seq(lit('string="false"'), cut(), ws(), lit(">"), _value(block_close, "json", space, ns)),
+    ]
+    if untyped_parameters:
+        typed.append(seq(lit(">"), _value(block_close, "string", space, ns)))
+    return {
         "block": seq(
             ws(),
             lit(block_open),
@@ -173,8 +204,10 @@ def dsml_body(block: str, space: str = "") -> dict[str, Node]:
             ws(),
             choice(
                 seq(ahead(lit("{")), cut(), tag("tool_args", json(kind="object")), ws()),
-                many(ref("parameter")),
-            ),
+                parameters,
+            )
+            if json_body
+            else parameters,
             lit(invoke_close),
         ),
         "parameter": seq(
@@ -183,28 +216,9 @@ def dsml_body(block: str, space: str = "") -> dict[str, Node]:
             tag("param_name", until('"', "\n", "<", need_stop=True)),
             lit('"'),
             ws(),
-            choice(
-                seq(
-                    lit('string="true"'),
-                    cut(),
-                    ws(),
-                    lit(">"),
-                    _value(block_close, "string", space),
-                ),
-                seq(
-                    lit('string="false"'),
-                    cut(),
-                    ws(),
-                    lit(">"),
-                    _value(block_close, "json", space),
-                ),
-            ),
+            choice(*typed),
             lit(param_close),
             ws(),
-        ),
-        "content": tag(
-            "content",
-            until(f"\n\n{block_open}", f"\n{block_open}", block_open, min1=True, commit=True),
         ),
     }
 

@@ -53,41 +53,29 @@ Choices:
 
 from __future__ import annotations
 
-from typing import Literal
-
 from ..grammar import (
     Grammar,
-    Node,
     choice,
-    cut,
     eof,
     lit,
     many,
-    opt,
-    recover,
     ref,
     seq,
-    stop,
     tag,
     until,
     ws,
 )
 from ._base import Format, reasoning_rules
+from ._deepseek import dsml_call_rules, dsml_markers, dsml_tags
 
 GCML = "｜GCML｜"
-BLOCK_OPEN, BLOCK_CLOSE = f"<{GCML}tool_calls>", f"</{GCML}tool_calls>"
-INVOKE_OPEN, INVOKE_CLOSE = f'<{GCML}invoke name="', f"</{GCML}invoke>"
-PARAM_OPEN, PARAM_CLOSE = f'<{GCML}parameter name="', f"</{GCML}parameter>"
+BLOCK_OPEN, BLOCK_CLOSE, _ = dsml_markers("tool_calls", ns=GCML)
+INVOKE_OPEN, INVOKE_CLOSE, PARAM_OPEN, PARAM_CLOSE = dsml_tags(ns=GCML)
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 MESSAGE_SEP, EOS = "<|message_sep|>", "</s>"
 
 # The text before the block ends at the opener; the blank line before it is not content.
 _BLOCK_STARTS = (f"\n\n{BLOCK_OPEN}", f"\n{BLOCK_OPEN}", BLOCK_OPEN)
-_VALUE_END = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, INVOKE_CLOSE, BLOCK_CLOSE))
-
-
-def _value(decode: Literal["string", "json"]) -> Node:
-    return tag("param_value", until(_VALUE_END, need_stop=True), decode=decode)
 
 
 FORMAT = Format(
@@ -116,46 +104,7 @@ FORMAT = Format(
                 many(choice(ref("block"), ref("trailer"), ref("content"), ref("end_text"))),
                 eof(),
             ),
-            "block": seq(
-                ws(),
-                lit(BLOCK_OPEN),
-                cut(),
-                ws(),
-                many(ref("invoke")),
-                opt(seq(lit(BLOCK_CLOSE), ws())),
-            ),
-            "invoke": seq(
-                lit(INVOKE_OPEN),
-                cut(),
-                recover(
-                    tag("tool_call", ref("invoke_rest")),
-                    seq(until(INVOKE_CLOSE, BLOCK_CLOSE), opt(lit(INVOKE_CLOSE))),
-                ),
-                ws(),
-            ),
-            "invoke_rest": seq(
-                tag("tool_name", until('"', "\n", "<", need_stop=True)),
-                lit('"'),
-                ws(),
-                lit(">"),
-                ws(),
-                many(ref("parameter")),
-                lit(INVOKE_CLOSE),
-            ),
-            "parameter": seq(
-                lit(PARAM_OPEN),
-                cut(),
-                tag("param_name", until('"', "\n", "<", need_stop=True)),
-                lit('"'),
-                ws(),
-                choice(
-                    seq(lit('string="true"'), cut(), ws(), lit(">"), _value("string")),
-                    seq(lit('string="false"'), cut(), ws(), lit(">"), _value("json")),
-                    seq(lit(">"), _value("string")),
-                ),
-                lit(PARAM_CLOSE),
-                ws(),
-            ),
+            **dsml_call_rules("tool_calls", ns=GCML, json_body=False, untyped_parameters=True),
             # the end of the turn, when the server leaves it in the text
             "trailer": seq(choice(lit(MESSAGE_SEP), lit(EOS)), ws(), eof()),
             "content": tag(
