@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buffer.h"
+#include "emit.h"
 
 /* How many streams ahead of the one being fed to fetch its parts (check_step has read
  * every stream's own struct already). */
@@ -18,9 +19,8 @@ struct tp_batch {
 };
 
 struct tp_batch_events {
-    tp_buf groups; /* tp_batch_group records */
-    tp_buf events; /* tp_event records, offsets into arena */
-    tp_buf arena;
+    tp_buf groups;   /* tp_batch_group records */
+    tp_event_out out; /* every stream's events, written there by its emitter */
 };
 
 tp_status tp_batch_new(tp_batch **out) {
@@ -70,8 +70,8 @@ tp_status tp_batch_events_new(tp_batch_events **out) {
 void tp_batch_events_free(tp_batch_events *e) {
     if (!e) return;
     tp_buf_free(&e->groups);
-    tp_buf_free(&e->events);
-    tp_buf_free(&e->arena);
+    tp_buf_free(&e->out.events);
+    tp_buf_free(&e->out.arena);
     free(e);
 }
 
@@ -89,6 +89,9 @@ static tp_status check_step(tp_batch *b, const tp_vocab *vocab, const uint32_t *
         else if (b->marks[slot] == b->step) why = TP_BATCH_TWICE;
         else if (ids[k] >= size) why = TP_BATCH_BAD_TOKEN;
         else if (tp_stream_is_finished(b->streams[slot])) why = TP_BATCH_FINISHED;
+        /* the streams are read again in the feed: fetch them while checking */
+        if (k + PREFETCH_STREAM < n && slots[k + PREFETCH_STREAM] < b->cap)
+            TP_PREFETCH(b->streams[slots[k + PREFETCH_STREAM]]);
         if (why != TP_BATCH_NO_FAULT) {
             *fault = why;
             *failed = k;
@@ -99,36 +102,24 @@ static tp_status check_step(tp_batch *b, const tp_vocab *vocab, const uint32_t *
     return TP_OK;
 }
 
-/* Copies one stream's events and their text into out as a group. */
-static tp_status gather(tp_batch_events *out, uint32_t position, uint32_t slot,
-                        const tp_stream *s) {
-    size_t count, j, first, base;
-    const uint8_t *arena;
-    const tp_event *events = tp_stream_events(s, &count, &arena);
-    size_t arena_len = tp_stream_arena_length(s);
-    tp_batch_group group;
-    tp_event *copied;
-    if (!count) return TP_OK;
-    first = out->events.len / sizeof(tp_event);
-    base = out->arena.len;
-    if (base + arena_len > UINT32_MAX || first + count > UINT32_MAX) return TP_ERR_NOMEM;
-    if (tp_buf_append(&out->events, events, count * sizeof(tp_event)) != TP_OK ||
-        tp_buf_append(&out->arena, arena, arena_len) != TP_OK)
-        return TP_ERR_NOMEM;
-    group.position = position;
-    group.slot = slot;
-    group.first = (uint32_t)first;
-    group.count = (uint32_t)count;
-    group.stateful = 0;
-    copied = (tp_event *)(void *)out->events.data + first;
-    for (j = 0; j < count; j++) { /* offsets into out's arena */
-        copied[j].text_off += (uint32_t)base;
-        copied[j].aux_off += (uint32_t)base;
-        if (copied[j].kind != TP_EV_CONTENT && copied[j].kind != TP_EV_REASONING &&
-            copied[j].kind != TP_EV_ARGS)
-            group.stateful = 1;
+/* Records the events one stream's feed added (from the first) as its group. */
+static tp_status group(tp_batch_events *out, uint32_t position, uint32_t slot, size_t first) {
+    const tp_event *events = (const tp_event *)(const void *)out->out.events.data;
+    size_t end = out->out.events.len / sizeof(tp_event), j;
+    tp_batch_group g;
+    if (first == end) return TP_OK;
+    if (end > UINT32_MAX) return TP_ERR_NOMEM;
+    g.position = position;
+    g.slot = slot;
+    g.first = (uint32_t)first;
+    g.count = (uint32_t)(end - first);
+    g.stateful = 0;
+    for (j = first; j < end; j++) {
+        if (events[j].kind != TP_EV_CONTENT && events[j].kind != TP_EV_REASONING &&
+            events[j].kind != TP_EV_ARGS)
+            g.stateful = 1;
     }
-    return tp_buf_append(&out->groups, &group, sizeof group);
+    return tp_buf_append(&out->groups, &g, sizeof g);
 }
 
 tp_status tp_batch_feed(tp_batch *b, const tp_vocab *vocab, const uint32_t *slots,
@@ -137,17 +128,26 @@ tp_status tp_batch_feed(tp_batch *b, const tp_vocab *vocab, const uint32_t *slot
     size_t k;
     *fault = TP_BATCH_NO_FAULT;
     *failed = 0;
-    out->groups.len = out->events.len = out->arena.len = 0;
+    out->groups.len = out->out.events.len = out->out.arena.len = 0;
     if (n > UINT32_MAX) return TP_ERR_ARG;
     if (check_step(b, vocab, slots, ids, n, fault, failed) != TP_OK) return TP_ERR_ARG;
     for (k = 0; k < n; k++) {
         tp_stream *s = b->streams[slots[k]];
+        size_t first = out->out.events.len / sizeof(tp_event);
         tp_status st;
         /* many streams do not fit the cache: fetch the next ones' state ahead */
-        if (k + PREFETCH_STATE < n) tp_stream_prefetch_state(b->streams[slots[k + PREFETCH_STATE]]);
-        if (k + PREFETCH_STREAM < n) tp_stream_prefetch(b->streams[slots[k + PREFETCH_STREAM]]);
+        if (k + PREFETCH_STATE < n) {
+            tp_stream_prefetch_state(b->streams[slots[k + PREFETCH_STATE]]);
+            tp_vocab_prefetch_bytes(vocab, ids[k + PREFETCH_STATE]);
+        }
+        if (k + PREFETCH_STREAM < n) {
+            tp_stream_prefetch(b->streams[slots[k + PREFETCH_STREAM]]);
+            tp_vocab_prefetch_entry(vocab, ids[k + PREFETCH_STREAM]);
+        }
+        tp_stream_set_output(s, &out->out);
         st = tp_stream_feed_tokens(s, vocab, &ids[k], 1, NULL);
-        if (st == TP_OK) st = gather(out, (uint32_t)k, slots[k], s);
+        tp_stream_set_output(s, NULL);
+        if (st == TP_OK) st = group(out, (uint32_t)k, slots[k], first);
         if (st != TP_OK) {
             *failed = k;
             return st;
@@ -163,7 +163,7 @@ const tp_batch_group *tp_batch_events_groups(const tp_batch_events *e, size_t *c
 
 const tp_event *tp_batch_events_list(const tp_batch_events *e, size_t *count,
                                      const uint8_t **arena) {
-    *count = e->events.len / sizeof(tp_event);
-    *arena = e->arena.data;
-    return (const tp_event *)(const void *)e->events.data;
+    *count = e->out.events.len / sizeof(tp_event);
+    *arena = e->out.arena.data;
+    return (const tp_event *)(const void *)e->out.events.data;
 }

@@ -25,4 +25,8 @@ typedef enum tp_status {
 #define TP_PREFETCH(p) ((void)(p))
 #endif
 
+/* Structs that many streams keep, one per stream, align their hot fields to this. */
+#define TP_CACHE_LINE 64
+#define TP_ALIGN_UP(p, n) ((void *)(((uintptr_t)(p) + ((n) - 1)) & ~(uintptr_t)((n) - 1)))
+
 #endif

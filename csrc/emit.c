@@ -19,43 +19,48 @@ typedef struct frame {
 } frame;
 
 typedef struct call_state {
-    int active, dead, has_args, has_name, in_param, param_streams;
+    /* what an argument piece reads first (see struct tp_emitter) */
+    int active, dead;
+    int32_t index, tool;
+    tp_buf args, pending;
+    int has_args, has_name, in_param, param_streams;
     int begun; /* the arguments have begun: the call is announced once named */
     int repaired; /* the grammar salvaged the call (its closing was cut off) */
-    int32_t index, tool;
     uint32_t params, n_ptypes;
     const uint32_t *ptypes;
     int pknown;             /* the parameter is in the tool's schema */
     const uint8_t *pschema; /* its schema node (NULL: none), for nested values */
     size_t pschema_len;
-    tp_buf args, pending; /* streamed on every argument piece: before the rarer two */
     tp_buf name, carried_id;
 } call_state;
 
 struct tp_emitter {
-    /* What streaming a piece of text reads and writes comes first, in few cache lines: a
-     * batch touches thousands of streams per step, and each line is a likely miss. */
-    int stopped; /* a limit was met */
-    int any_reasoning;
-    size_t depth;
+    /* What streaming a piece of text reads and writes comes first: content in the first
+     * cache line, arguments in the second.  A batch touches thousands of streams per
+     * step, and each line is a likely miss. */
+    tp_event_out *out; /* &own, or a batch's */
     frame *frames;
-    tp_event *events;
-    size_t n_events, events_cap;
-    tp_buf arena;
-    tp_buf content, reasoning;
-    uint64_t max_argument_bytes, max_tool_calls;
+    size_t depth;
+    int stopped; /* a limit was met */
+    int repair;  /* repair mode: arguments are held, salvageable calls reported */
+    tp_buf content;
+    uint64_t max_argument_bytes;
     call_state call;
     /* the rest */
+    tp_buf reasoning;
+    int any_reasoning;
+    uint64_t max_tool_calls;
+    tp_event_out own;
     const tp_tools *tools;
     size_t frames_cap;
     tp_buf capture;
     int32_t next_index;
     uint64_t offset;  /* stream offset of the tag opening or closing now */
     tp_json *scanner; /* for typing parameter values */
-    int repair;       /* repair mode: arguments are held, salvageable calls reported */
     /* Scratch for one piece of streamed text (escaped, decoded, joined to held bytes),
      * kept between feeds so that no feed allocates. */
     tp_buf escaped, decoded, joined;
+    void *allocation; /* where this struct's cache-line-aligned storage begins */
 };
 
 /* Bigger scratch than this (a huge feed) is given back after use. */
@@ -76,14 +81,18 @@ static const uint32_t json_only[1] = {TP_TYPE_JSON};
     } while (0)
 
 tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out) {
-    tp_emitter *e = (tp_emitter *)calloc(1, sizeof *e);
-    if (!e) return TP_ERR_NOMEM;
+    /* aligned, so that the fields streaming text touches share as few lines as they can */
+    void *allocation = calloc(1, sizeof(tp_emitter) + TP_CACHE_LINE - 1);
+    tp_emitter *e = (tp_emitter *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
+    if (!allocation) return TP_ERR_NOMEM;
+    e->allocation = allocation;
+    e->out = &e->own;
     e->tools = tools;
     e->repair = repair;
     e->max_argument_bytes = TP_DEFAULT_MAX_ARGUMENT_BYTES;
     e->max_tool_calls = TP_DEFAULT_MAX_TOOL_CALLS;
     if (tp_json_new(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, &e->scanner) != TP_OK) {
-        free(e);
+        free(allocation);
         return TP_ERR_NOMEM;
     }
     tp_emitter_reset(e);
@@ -113,8 +122,7 @@ void tp_emitter_reset(tp_emitter *e) {
     e->content.len = e->reasoning.len = 0;
     e->any_reasoning = 0;
     e->offset = 0;
-    e->n_events = 0;
-    e->arena.len = 0;
+    e->own.events.len = e->own.arena.len = 0;
     e->stopped = 0;
 }
 
@@ -140,34 +148,36 @@ void tp_emitter_free(tp_emitter *e) {
     tp_buf_free(&e->call.pending);
     tp_buf_free(&e->content);
     tp_buf_free(&e->reasoning);
-    tp_buf_free(&e->arena);
+    tp_buf_free(&e->own.events);
+    tp_buf_free(&e->own.arena);
     tp_buf_free(&e->escaped);
     tp_buf_free(&e->decoded);
     tp_buf_free(&e->joined);
-    free(e->events);
     tp_json_free(e->scanner);
-    free(e);
+    free(e->allocation);
 }
 
 const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count) {
-    *count = e->n_events;
-    return e->events;
+    *count = e->own.events.len / sizeof(tp_event);
+    return (const tp_event *)(const void *)e->own.events.data;
 }
 
-const uint8_t *tp_emitter_arena(const tp_emitter *e) { return e->arena.data; }
-size_t tp_emitter_arena_length(const tp_emitter *e) { return e->arena.len; }
+const uint8_t *tp_emitter_arena(const tp_emitter *e) { return e->own.arena.data; }
+size_t tp_emitter_arena_length(const tp_emitter *e) { return e->own.arena.len; }
 
 void tp_emitter_prefetch(const tp_emitter *e) {
-    TP_PREFETCH(e->frames);
-    TP_PREFETCH(e->events);
-    TP_PREFETCH(e->arena.data);
+    if (e->depth) TP_PREFETCH(&e->frames[e->depth - 1]);
     if (e->content.data) TP_PREFETCH(e->content.data + e->content.len);
+    if (e->call.args.data) TP_PREFETCH(e->call.args.data + e->call.args.len);
+    if (e->out == &e->own) { /* a batch's output is shared: in the cache already */
+        TP_PREFETCH(e->own.events.data + e->own.events.len);
+        TP_PREFETCH(e->own.arena.data + e->own.arena.len);
+    }
 }
 
-void tp_emitter_clear_events(tp_emitter *e) {
-    e->n_events = 0;
-    e->arena.len = 0;
-}
+void tp_emitter_clear_events(tp_emitter *e) { e->own.events.len = e->own.arena.len = 0; }
+
+void tp_emitter_set_output(tp_emitter *e, tp_event_out *out) { e->out = out ? out : &e->own; }
 
 const tp_buf *tp_emitter_content(const tp_emitter *e) { return &e->content; }
 const tp_buf *tp_emitter_reasoning(const tp_emitter *e) { return &e->reasoning; }
@@ -177,28 +187,24 @@ int tp_emitter_any_reasoning(const tp_emitter *e) { return e->any_reasoning; }
 
 static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const uint8_t *text,
                             size_t text_len, const uint8_t *aux, size_t aux_len, tp_event **out) {
-    tp_event *ev;
-    if (e->n_events == e->events_cap) {
-        size_t cap = e->events_cap ? e->events_cap * 2 : 16;
-        tp_event *grown = (tp_event *)realloc(e->events, cap * sizeof(tp_event));
-        if (!grown) return TP_ERR_NOMEM;
-        e->events = grown;
-        e->events_cap = cap;
+    tp_event_out *o = e->out;
+    tp_event ev;
+    if (o->arena.len + text_len + aux_len > UINT32_MAX) return TP_ERR_NOMEM;
+    ev.kind = kind;
+    ev.index = index;
+    ev.text_off = (uint32_t)o->arena.len;
+    ev.text_len = (uint32_t)text_len;
+    ev.aux_off = (uint32_t)(o->arena.len + text_len);
+    ev.aux_len = (uint32_t)aux_len;
+    ev.code = ev.msg = 0;
+    ev.offset = 0;
+    TRY(tp_buf_append(&o->arena, text, text_len));
+    if (tp_buf_append(&o->arena, aux, aux_len) != TP_OK ||
+        tp_buf_append(&o->events, &ev, sizeof ev) != TP_OK) {
+        o->arena.len = ev.text_off; /* nothing of a failed event stays */
+        return TP_ERR_NOMEM;
     }
-    if (e->arena.len + text_len + aux_len > UINT32_MAX) return TP_ERR_NOMEM;
-    ev = &e->events[e->n_events];
-    ev->kind = kind;
-    ev->index = index;
-    ev->text_off = (uint32_t)e->arena.len;
-    ev->text_len = (uint32_t)text_len;
-    TRY(tp_buf_append(&e->arena, text, text_len));
-    ev->aux_off = (uint32_t)e->arena.len;
-    ev->aux_len = (uint32_t)aux_len;
-    TRY(tp_buf_append(&e->arena, aux, aux_len));
-    ev->code = ev->msg = 0;
-    ev->offset = 0;
-    e->n_events++;
-    if (out) *out = ev;
+    if (out) *out = (tp_event *)(void *)(o->events.data + o->events.len) - 1;
     return TP_OK;
 }
 

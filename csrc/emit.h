@@ -9,6 +9,13 @@
 
 typedef struct tp_emitter tp_emitter;
 
+/* Where events go: an emitter's own, or a batch's output shared by its streams (text
+ * offsets are into this arena). */
+struct tp_event_out {
+    tp_buf events; /* tp_event records */
+    tp_buf arena;
+};
+
 /* repair: hold each call's arguments until it ends, and report a call whose arguments are
  * not a JSON object, or that the grammar marked repaired, as TP_EV_CALL_REPAIR. */
 tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out);
@@ -26,6 +33,8 @@ const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count);
 const uint8_t *tp_emitter_arena(const tp_emitter *e);
 size_t tp_emitter_arena_length(const tp_emitter *e);
 void tp_emitter_clear_events(tp_emitter *e);
+/* Sends events to out from now on (NULL: the emitter's own, which clear_events clears). */
+void tp_emitter_set_output(tp_emitter *e, tp_event_out *out);
 /* Asks the cache for what the next text piece touches (no effect on the output). */
 void tp_emitter_prefetch(const tp_emitter *e);
 

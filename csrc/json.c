@@ -44,10 +44,11 @@ enum container { C_OBJECT = '}', C_ARRAY = ']', C_TUPLE = ')' };
 static const char *const literals[] = {"true", "false", "null", "True", "False", "None"};
 
 struct tp_json {
+    /* A feed reads and writes the first cache line (the struct is aligned to one): many
+     * streams' scanners are fed in one batch step, and each line is a likely miss. */
     tp_json_dialect dialect;
     uint32_t max_depth;
     uint32_t depth;
-    uint8_t *stack; /* closing byte of each open container */
     uint8_t state;
     uint8_t finished;
     uint8_t str_is_key;
@@ -57,11 +58,13 @@ struct tp_json {
     uint8_t lit, lit_pos;
     uint32_t code;
     uint32_t relax;
+    uint8_t *stack; /* closing byte of each open container: max_depth bytes after the struct */
     uint64_t pos;
     int64_t end;
     tp_json_reason reason;
-    uint64_t err_offset;
     tp_json_verdict final_verdict;
+    uint64_t err_offset;
+    void *allocation; /* where the struct's aligned storage begins */
 };
 
 /* Byte classes for the hot loops. */
@@ -104,18 +107,17 @@ static int hex_value(uint8_t b) {
 
 tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out) {
     tp_json *s;
+    void *allocation;
     if (!out) return TP_ERR_ARG;
     *out = NULL;
     if (dialect != TP_JSON_STRICT && dialect != TP_JSON_LENIENT && dialect != TP_JSON_PYTHON)
         return TP_ERR_ARG;
     if (max_depth < 1 || max_depth > TP_JSON_MAX_DEPTH_CEILING) return TP_ERR_ARG;
-    s = (tp_json *)malloc(sizeof *s);
-    if (!s) return TP_ERR_NOMEM;
-    s->stack = (uint8_t *)malloc(max_depth);
-    if (!s->stack) {
-        free(s);
-        return TP_ERR_NOMEM;
-    }
+    allocation = malloc(sizeof *s + max_depth + TP_CACHE_LINE - 1);
+    if (!allocation) return TP_ERR_NOMEM;
+    s = (tp_json *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
+    s->allocation = allocation;
+    s->stack = (uint8_t *)(s + 1);
     s->dialect = dialect;
     s->max_depth = max_depth;
     tp_json_reset(s);
@@ -124,9 +126,7 @@ tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out
 }
 
 void tp_json_free(tp_json *s) {
-    if (!s) return;
-    free(s->stack);
-    free(s);
+    if (s) free(s->allocation);
 }
 
 void tp_json_reset(tp_json *s) {

@@ -183,19 +183,23 @@ struct tp_stream {
     int finished;
     int special; /* special-token markers are on */
     tp_buf tokens; /* the bytes of the token ids being fed */
+    void *allocation; /* where this struct's cache-line-aligned storage begins (one line) */
 };
 
 tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
                         const tp_tools *tools, uint32_t flags, tp_stream **out) {
     tp_stream *s;
+    void *allocation;
     int64_t address;
     tp_status st;
     if (!program || !entry || !out) return TP_ERR_ARG;
     *out = NULL;
     address = tp_program_entry(program, entry, entry_len);
     if (address < 0) return TP_ERR_ARG;
-    s = (tp_stream *)calloc(1, sizeof *s);
-    if (!s) return TP_ERR_NOMEM;
+    allocation = calloc(1, sizeof *s + TP_CACHE_LINE - 1);
+    if (!allocation) return TP_ERR_NOMEM;
+    s = (tp_stream *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
+    s->allocation = allocation;
     st = tp_emitter_new(tools, (flags & TP_STREAM_REPAIR) != 0, &s->emitter);
     if (st == TP_OK) st = tp_vm_new(program, (uint32_t)address, s->emitter, &s->vm);
     if (st != TP_OK) {
@@ -211,7 +215,7 @@ void tp_stream_free(tp_stream *s) {
     tp_vm_free(s->vm);
     tp_emitter_free(s->emitter);
     tp_buf_free(&s->tokens);
-    free(s);
+    free(s->allocation);
 }
 
 void tp_stream_reset(tp_stream *s) {
@@ -306,11 +310,13 @@ size_t tp_stream_held_bytes(const tp_stream *s) {
 size_t tp_stream_arena_length(const tp_stream *s) { return tp_emitter_arena_length(s->emitter); }
 
 void tp_stream_prefetch(const tp_stream *s) {
-    const char *vm = (const char *)s->vm, *emitter = (const char *)s->emitter;
-    int line;
-    for (line = 0; line < 4; line++) TP_PREFETCH(vm + 64 * line); /* its hot fields */
-    for (line = 0; line < 4; line++) TP_PREFETCH(emitter + 64 * line); /* its hot fields */
+    const char *emitter = (const char *)s->emitter;
+    TP_PREFETCH(s->vm); /* the line a feed at rest needs; tp_vm_prefetch asks for more */
+    TP_PREFETCH(emitter); /* content */
+    TP_PREFETCH(emitter + TP_CACHE_LINE); /* arguments */
 }
+
+void tp_stream_set_output(tp_stream *s, tp_event_out *out) { tp_emitter_set_output(s->emitter, out); }
 
 void tp_stream_prefetch_state(const tp_stream *s) {
     tp_vm_prefetch(s->vm);

@@ -136,6 +136,10 @@ size_t tp_stream_arena_length(const tp_stream *s);
  * second reads what the first fetched): for callers that feed many streams in turn. */
 void tp_stream_prefetch(const tp_stream *s);
 void tp_stream_prefetch_state(const tp_stream *s);
+/* Sends s's events (and their text) to out instead of its own list, until called with
+ * NULL: a batch collects many streams' events in one place without copying them. */
+typedef struct tp_event_out tp_event_out;
+void tp_stream_set_output(tp_stream *s, tp_event_out *out);
 /* Whether tp_stream_finish was called (since the last reset). */
 int tp_stream_is_finished(const tp_stream *s);
 

@@ -35,18 +35,21 @@ struct tp_trie {
 };
 
 struct tp_matcher {
+    /* What a feed of plain text reads and writes (tp_matcher_plain, tp_matcher_skip), in
+     * the first cache line: many streams' matchers are fed in one batch step. */
     const tp_trie *trie;
     uint32_t state;
+    int finished;
+    int has_cand;
     uint64_t fed;  /* bytes fed */
     uint64_t scan; /* offset of the next byte the automaton reads */
-    int has_cand;
-    tp_match cand;
-    int finished;
     /* Bytes to rescan after a decided match: scratch[scratch_pos..scratch_len) sit at
      * offsets scratch_base + index. */
-    uint64_t scratch_base;
     size_t scratch_pos, scratch_len;
+    tp_match cand;
+    uint64_t scratch_base;
     uint8_t scratch[SCRATCH_CAP];
+    void *allocation; /* where this struct's cache-line-aligned storage begins */
 };
 
 static void trie_release(tp_trie *t) {
@@ -242,16 +245,21 @@ const uint8_t *tp_trie_marker(const tp_trie *trie, size_t id, size_t *len) {
 
 tp_status tp_matcher_new(const tp_trie *trie, tp_matcher **out) {
     tp_matcher *m;
+    void *allocation;
     if (!trie || !out) return TP_ERR_ARG;
-    m = (tp_matcher *)malloc(sizeof *m);
-    if (!m) return TP_ERR_NOMEM;
+    allocation = malloc(sizeof *m + TP_CACHE_LINE - 1);
+    if (!allocation) return TP_ERR_NOMEM;
+    m = (tp_matcher *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
+    m->allocation = allocation;
     m->trie = trie;
     tp_matcher_reset(m);
     *out = m;
     return TP_OK;
 }
 
-void tp_matcher_free(tp_matcher *m) { free(m); }
+void tp_matcher_free(tp_matcher *m) {
+    if (m) free(m->allocation);
+}
 
 void tp_matcher_reset(tp_matcher *m) {
     m->state = 0;

@@ -61,27 +61,33 @@ static tp_status stack_push(stack *s, const void *item, size_t size) {
 #define AT(s, type, i) (((type *)(s).items)[i])
 
 struct tp_vm {
-    /* What every feed reads (its fast path: feed_plain) comes first, in few cache lines:
-     * a batch touches thousands of streams per step, and each line is a likely miss. */
+    /* At rest (rest_check): the one cache line a feed of plain text reads and writes.  A
+     * batch touches thousands of streams per step, and each line is a likely miss. */
+    int rest; /* SUB_UNTIL or SUB_JSON: waiting there with nothing undecided; else 0 */
+    uint32_t emit_tags;
+    union {
+        tp_matcher *matcher; /* UNTIL: its stop set's */
+        tp_json *scanner;    /* JSON */
+    } rest_in;
+    tp_emitter *emitter;
+    uint64_t base; /* stream offset of window.data[0] */
+    uint64_t pos;
+    uint64_t fed_to;      /* UNTIL: input fed to the matcher up to here */
+    uint64_t emitted_pos; /* emitted up to here */
+    uint64_t max_stream;  /* tp_limits; 0: none */
+    /* what the other fast path (feed_plain) reads besides */
     const uint32_t *code;
     uint32_t pc;
     int sub; /* the suspended instruction, if any */
     int eof, finished;
     int has_pending; /* UNTIL: a stop candidate is held in pending */
     int kind_checked; /* JSON: the kind of value required was checked */
-    uint32_t emit_tags;
-    uint64_t base; /* stream offset of window.data[0] */
-    uint64_t pos;
-    uint64_t fed_to;      /* UNTIL: input fed to the matcher up to here */
-    uint64_t emitted_pos; /* emitted up to here */
-    uint64_t max_stream;  /* tp_limits; 0: none */
     size_t cut_level;     /* choices below it were cut */
     size_t emitted_log;
     tp_buf window;
     stack choices, log;
     tp_matcher **matchers; /* UNTIL: one per stop set */
     tp_json *scanners[3];  /* JSON */
-    tp_emitter *emitter;
     stack special_starts; /* where special tokens start (ascending, trimmed with the window) */
     /* the rest */
     const tp_program *prog;
@@ -106,6 +112,7 @@ struct tp_vm {
     /* limits (tp_limits) */
     uint64_t max_pending;
     uint64_t follow_scanned; /* whitespace after the pending stop checked up to here */
+    void *allocation; /* where this struct's cache-line-aligned storage begins */
 };
 
 #define TRY(expr)                          \
@@ -115,9 +122,12 @@ struct tp_vm {
     } while (0)
 
 tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitter, tp_vm **out) {
-    tp_vm *vm = (tp_vm *)calloc(1, sizeof *vm);
+    /* aligned, so that the fields a feed at rest touches share one cache line */
+    void *allocation = calloc(1, sizeof(tp_vm) + TP_CACHE_LINE - 1);
+    tp_vm *vm = (tp_vm *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
     uint32_t k, n_sets = tp_program_stopset_count(program);
-    if (!vm) return TP_ERR_NOMEM;
+    if (!allocation) return TP_ERR_NOMEM;
+    vm->allocation = allocation;
     vm->prog = program;
     vm->code = tp_program_code(program, &vm->n_code);
     vm->entry = entry;
@@ -160,7 +170,7 @@ void tp_vm_free(tp_vm *vm) {
     free(vm->log.items);
     free(vm->special_strings);
     free(vm->special_starts.items);
-    free(vm);
+    free(vm->allocation);
 }
 
 tp_status tp_vm_set_special(tp_vm *vm, const uint8_t *flags, uint32_t n_strings) {
@@ -191,6 +201,7 @@ tp_status tp_vm_set_limits(tp_vm *vm, uint32_t max_depth, uint64_t max_pending,
         tp_json_free(vm->scanners[k]);
         vm->scanners[k] = scanners[k];
     }
+    vm->rest = 0; /* it may wait in a scanner just freed */
     vm->max_pending = max_pending;
     vm->max_stream = max_stream;
     return TP_OK;
@@ -199,6 +210,7 @@ tp_status tp_vm_set_limits(tp_vm *vm, uint32_t max_depth, uint64_t max_pending,
 size_t tp_vm_held_bytes(const tp_vm *vm) { return vm->window.len; }
 
 tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset) {
+    vm->rest = 0; /* the next feed must see the mark */
     if (vm->finished) return TP_OK; /* input is ignored now: nothing to mark */
     return stack_push(&vm->special_starts, &offset, sizeof offset);
 }
@@ -206,12 +218,19 @@ tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset) {
 uint64_t tp_vm_fed(const tp_vm *vm) { return vm->base + vm->window.len; }
 
 void tp_vm_prefetch(const tp_vm *vm) {
+    const char *fields = (const char *)vm;
+    int line;
+    if (vm->rest) { /* a feed of plain text reads only the state it waits in */
+        TP_PREFETCH(vm->rest_in.matcher);
+        return;
+    }
+    for (line = 1; line < 4; line++) TP_PREFETCH(fields + TP_CACHE_LINE * line);
     TP_PREFETCH(vm->window.data + vm->window.len);
     TP_PREFETCH(vm->log.items);
-    if (vm->sub == SUB_UNTIL) TP_PREFETCH(vm->matchers[0]);
 }
 
 void tp_vm_reset(tp_vm *vm) {
+    vm->rest = 0;
     vm->window.len = 0;
     vm->base = 0;
     vm->eof = vm->finished = vm->cut_short = 0;
@@ -855,11 +874,66 @@ static int feed_plain(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st)
     return 1;
 }
 
+/* Whether the next feed can be feed_plain's without its checks: everything feed_plain
+ * asks of the state but the data holds, the window is empty, and nothing is left for
+ * feed_plain to do but take the data (UNTIL has committed already). */
+static void rest_check(tp_vm *vm) {
+    const uint32_t *at_pc = vm->code + vm->pc;
+    uint64_t end = vm->base;
+    vm->rest = 0;
+    if (vm->finished || vm->eof || vm->window.len || vm->special_starts.len ||
+        vm->choices.len > vm->cut_level || vm->emitted_log != vm->log.len || vm->pos != end ||
+        vm->emitted_pos != end)
+        return;
+    if (vm->sub == SUB_UNTIL) {
+        if (vm->has_pending || vm->fed_to != end || ((at_pc[2] & TP_UNTIL_COMMIT) && !vm->cut_done))
+            return;
+        vm->rest_in.matcher = vm->matchers[at_pc[1]];
+    } else if (vm->sub == SUB_JSON) {
+        if (!vm->kind_checked && (at_pc[1] >> 8 & 0xFF) != TP_JSON_KIND_ANY) return;
+        vm->rest_in.scanner = vm->scanners[(at_pc[1] & 0xFF) % 3];
+    } else {
+        return;
+    }
+    vm->rest = vm->sub;
+}
+
+/* feed_plain at rest: the same steps, on the one line of state they need.  Returns 0
+ * where the data is not plain; the JSON scanner has then seen it, as with feed_plain. */
+static int feed_at_rest(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st) {
+    uint64_t end = vm->base; /* the window is empty */
+    if (vm->max_stream && len > vm->max_stream - end) return 0;
+    if (vm->rest == SUB_UNTIL) {
+        if (tp_matcher_plain(vm->rest_in.matcher, data, len) != len) return 0;
+        tp_matcher_skip(vm->rest_in.matcher, len);
+        vm->fed_to = end + len;
+    } else if (tp_json_feed(vm->rest_in.scanner, data, len, NULL) != TP_JSON_NEED_MORE) {
+        return 0;
+    }
+    *st = vm->emit_tags ? tp_emitter_text(vm->emitter, data, len) : TP_OK;
+    vm->pos = vm->emitted_pos = vm->base = end + len;
+    if (tp_emitter_stopped(vm->emitter)) { /* it met a limit */
+        vm->finished = 1;
+        vm->rest = 0;
+        release(vm);
+    }
+    return 1;
+}
+
 tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len) {
     int over = 0;
     tp_status st;
-    if (vm->finished) return TP_OK; /* the parse is over: input is ignored */
-    if (len && feed_plain(vm, data, len, &st)) return st;
+    if (vm->rest && len) {
+        if (feed_at_rest(vm, data, len, &st)) return st;
+        vm->rest = 0; /* on to the slow path: feed_plain would only fail again */
+    } else {
+        vm->rest = 0;
+        if (vm->finished) return TP_OK; /* the parse is over: input is ignored */
+        if (len && feed_plain(vm, data, len, &st)) {
+            if (st == TP_OK) rest_check(vm);
+            return st;
+        }
+    }
     if (vm->max_stream && len > vm->max_stream - avail(vm)) {
         len = (size_t)(vm->max_stream - avail(vm)); /* parse up to the limit, then stop */
         over = 1;
@@ -867,10 +941,13 @@ tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len) {
     TRY(tp_buf_append(&vm->window, data, len));
     TRY(run(vm));
     if (over && !vm->finished) TRY(stop_at_limit(vm, TP_MSG_LIMIT_STREAM, vm->max_stream));
-    return settle(vm);
+    TRY(settle(vm));
+    rest_check(vm);
+    return TP_OK;
 }
 
 tp_status tp_vm_finish(tp_vm *vm, int cut_short) {
+    vm->rest = 0;
     vm->eof = 1;
     vm->cut_short = cut_short;
     TRY(run(vm));

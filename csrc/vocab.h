@@ -20,5 +20,9 @@ int tp_vocab_is_special(const tp_vocab *v, uint32_t id); /* 0 for an id out of r
 
 /* Token id's bytes (borrowed, valid while v lives), or NULL when id is out of range. */
 const uint8_t *tp_vocab_token(const tp_vocab *v, uint32_t id, uint32_t *len);
+/* Ask the cache for token id's entry, then (a few steps later: it reads the entry) for its
+ * bytes: for callers that look up many tokens in turn. */
+void tp_vocab_prefetch_entry(const tp_vocab *v, uint32_t id);
+void tp_vocab_prefetch_bytes(const tp_vocab *v, uint32_t id);
 
 #endif
