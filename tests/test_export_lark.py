@@ -43,8 +43,6 @@ NOT_EXPRESSIBLE = {
     "olmo3": "Python literal values",
 }
 
-_FOLLOW = "a stop that counts only where followed_by text comes next is not expressed"
-_MARKER_IN_VALUE = "a value holding its own closing marker (" + _FOLLOW + ")"
 _CONTENT = "a broken or unknown call may also be read as content: ordered choice is a union"
 _ESCAPE = "llguidance's JSON strings refuse the \\/ escape"
 _GREEDY = (
@@ -60,35 +58,14 @@ _NESTED = (
 )
 # Fixtures the export cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
-    **{
-        f"{name}/marker_text_inside_values": _MARKER_IN_VALUE
-        for name in (
-            "deepseek_v4",
-            "dots",
-            "gigachat35",
-            "glm45",
-            "hunyuan",
-            "iquest_q1",
-            "kimi_k3",
-            "ling3",
-            "minimax_m2",
-            "muse",
-            "poolside_v1",
-            "qwen3_coder",
-            "seed_oss",
-        )
-    },
-    "deepseek_v32/closing_tag_text_inside_a_value": _MARKER_IN_VALUE,
-    "qwen3_coder/multiline_code_value_containing_parameter_close": _MARKER_IN_VALUE,
-    "step3/value_with_lt_and_marker_text": _MARKER_IN_VALUE,
-    "minicpm5/marker_text_in_plain_value": _MARKER_IN_VALUE,
-    "xlam/marker_text_inside_string_arguments": "content holding the call marker "
-    "[TOOL_CALLS] (" + _FOLLOW + ")",
-    "cohere_command/action_word_without_fence_is_text": "content holding a marker word ("
-    + _FOLLOW
-    + ")",
-    "firefunction_v2/functools_as_a_word": "content holding a marker word (" + _FOLLOW + ")",
-    "phi4_mini/functools_as_a_word": "content holding a marker word (" + _FOLLOW + ")",
+    "muse/marker_text_inside_values": "a value holding `</atem:parameter> then "
+    "</atem:invoke>; <|eom|><|start|>assistant`: the same bytes also read as the end of the "
+    "call and of the message, where `<|start|>` is a marker; llguidance's lexer, shared by "
+    "both readings, takes `<|start|>` whole, which the value's text splits (`<|`, `start|>`)",
+    "xlam/marker_text_inside_string_arguments": "a bare JSON list is also content (ordered "
+    "choice is a union): llguidance's greedy lexer reads the list's `[` and the next "
+    "character as one text lexeme, longer than the literal `[`, so only the content reading "
+    "is left, and content cannot hold `[TOOL_CALLS]`",
     **{
         f"markdown_json/{case}": _FENCE
         for case in (
@@ -151,7 +128,6 @@ KNOWN: dict[str, str] = {
             "string_value_keeps_tags",
         )
     },
-    "deepseek_v41/marker_text_inside_values": _MARKER_IN_VALUE,
     "inkling/tool_names_that_are_prefixes": _ORDER,
     "inkling/typed_values": _ORDER,
     "kimi/partial_marker_at_end_is_content": _OPEN_END,

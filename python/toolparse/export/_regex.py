@@ -4,6 +4,8 @@ outlines-core and GBNF's character classes read it)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from .. import grammar as g
 
@@ -85,3 +87,198 @@ def text_lexemes(stops: Iterable[g.Stop]) -> tuple[str, str, str, str]:
         "|".join(escape(p.encode()) for p in starts),
         "|".join(escape(m.encode()) for m in markers),
     )
+
+
+WS_CHARS = " \t\r\n"  # the whitespace a followed_by lookahead skips
+
+
+@dataclass(frozen=True)
+class TextStops:
+    """The stops of a text, reduced to what the text may not hold.
+
+    markers: stops the text never holds.  follow: stops that count only where optional
+    whitespace and one of their follow texts come next, as (marker, follows); the text
+    may hold such a marker elsewhere.  atoms: the literal texts a text with follow stops
+    is written with (the follow stops' markers and every follow text the text may hold),
+    so that the marker of a stop and the text's own copy of it are the same lexeme."""
+
+    markers: tuple[str, ...]
+    follow: tuple[tuple[str, tuple[str, ...]], ...]
+    atoms: tuple[str, ...]
+
+
+def text_stops(stops: Iterable[g.Stop]) -> TextStops:
+    merged: dict[str, set[str] | None] = {}  # marker -> follows, None: a plain stop
+    for s in stops:
+        marker = s.marker.decode("utf-8")
+        if not s.follow or merged.get(marker, set()) is None:
+            merged[marker] = None
+        else:
+            merged.setdefault(marker, set())
+            found = merged[marker]
+            assert found is not None
+            found.update(f.decode("utf-8") for f in s.follow)
+
+    def covered(m: str) -> bool:
+        # every occurrence of m holds an occurrence of a shorter stop: text without that
+        # one has no m either
+        for o, of in merged.items():
+            if o == m or o not in m:
+                continue
+            if of is None:
+                return True
+            mf = merged[m]
+            if mf is not None and m.endswith(o) and mf <= of:
+                return True
+        return False
+
+    kept = {m: f for m, f in merged.items() if not covered(m)}
+    markers = tuple(sorted(m for m, f in kept.items() if f is None))
+    follow = tuple(sorted((m, tuple(sorted(f))) for m, f in kept.items() if f is not None))
+    # a follow text that holds a plain stop never occurs in the text
+    follows = {f for _, fs in follow for f in fs if not any(p in f for p in markers)}
+    atoms = tuple(sorted({m for m, _ in follow} | follows))
+    return TextStops(markers, follow, atoms)
+
+
+def overlapping(texts: Iterable[str]) -> bool:
+    """Whether a text can begin inside a proper prefix of one of them (a proper suffix of
+    that prefix being a prefix of one): ``` and ``, for instance."""
+    texts = list(texts)
+    starts = {t[:k] for t in texts for k in range(1, len(t))}
+    return any(p[j:] in starts for p in starts for j in range(1, len(p)))
+
+
+def _trie(texts: Iterable[str]) -> dict[str, Any]:
+    root: dict[str, Any] = {}
+    for t in texts:
+        node = root
+        for ch in t:
+            node = node.setdefault(ch, {})
+    return root
+
+
+def _proper_prefixes(node: dict[str, Any]) -> str:
+    """A regex for the nonempty proper prefixes of the texts of a trie, written as the
+    trie (a regex engine that works by derivatives keeps it small)."""
+    alts = []
+    for ch, child in sorted(node.items()):
+        if child:
+            rest = _proper_prefixes(child)
+            alts.append(escape(ch.encode()) + (f"({rest})?" if rest else ""))
+    return alts[0] if len(alts) == 1 else "(" + "|".join(alts) + ")" if alts else ""
+
+
+def text_chunks(texts: Iterable[str]) -> dict[str, str]:
+    """The lexemes of text that holds none of `texts` and is written as a run of them
+    with the texts themselves as literal lexemes, keyed by role:
+
+    * ``plain``: a run of characters that begin none of the texts (``[^first]+``);
+    * ``prefix``: a proper prefix of one of the texts, so that text may end with the
+      beginning of a marker (the lexer ends it when the next character leaves every
+      text, and reads that character again);
+    * ``chunk``: such a prefix (or nothing) and one character that leaves every text
+      and begins none.
+
+    Where a text may begin inside another's prefix (``overlapping``: ``` and ``), no
+    greedy lexer could end a prefix there: ``chunk`` is then the shortest text from a
+    character that begins a text which holds none and does not end with the beginning
+    of one (the writer adds "and no ``open`` and more": the shortest), and ``prefix`` a
+    proper prefix in which no other text begins.
+
+    A greedy lexer reading these never takes a byte of a marker into the text, and ends
+    each lexeme where the text alone decides."""
+    texts = sorted(set(texts), key=len, reverse=True)
+    first = "".join(sorted({_lead_byte_class(m.encode()[0]) for m in texts}))
+    whole = "|".join(escape(m.encode()) for m in texts)
+    out = {"first": first, "plain": f"[^{first}]+", "whole": whole}
+    if not any(len(m) > 1 for m in texts):
+        out["chunk"] = f"[{first}]"
+        return out
+    if not overlapping(texts):
+        prefix = _proper_prefixes(_trie(texts))
+        initials = "".join(sorted({escape(m[0].encode()) for m in texts}))
+        out["starts"] = prefix
+        out["prefix"] = f"/{prefix}/"
+        out["chunk"] = f"/({prefix})[^{initials}]|[{first}]/ & ~/[{initials}]|{prefix}|{whole}/"
+        return out
+    starts = sorted({m[:k] for m in texts for k in range(1, len(m))}, key=len, reverse=True)
+    start_re = "|".join(escape(p.encode()) for p in starts)
+    out["starts"] = start_re
+    out["prefix"] = f"/{start_re}/ & ~/(?s:.+)({start_re})/"
+    out["open"] = f"/[{first}](?s:.*)/ & ~/(?s:.*)({start_re})/"
+    out["chunk"] = f"/[{first}](?s:.*)/ & ~/(?s:.*)({whole})(?s:.*)/ & ~/(?s:.*)({start_re})/"
+    return out
+
+
+@dataclass(frozen=True)
+class TextAutomaton:
+    """Text that holds none of a text's stops (a follow stop only where whitespace and
+    one of its follow texts come after the marker), as a deterministic automaton over
+    characters: state 0 is the start and the state where no stop has begun; moves[s]
+    maps the characters of `alphabet` to the next state (a character that completes a
+    stop has no move); any other character moves to state 0.  The text may end in
+    state 0 only."""
+
+    alphabet: frozenset[str]
+    moves: tuple[dict[str, int], ...]
+
+
+def text_automaton(stops: Iterable[g.Stop]) -> TextAutomaton:
+    found = text_stops(stops)
+    follow = dict(found.follow)
+    alphabet = {c for m in found.markers for c in m}
+    alphabet |= {c for m, fs in found.follow for c in m + "".join(fs)}
+    if follow:
+        alphabet |= set(WS_CHARS)
+    done = object()  # a stop is complete
+
+    def step(pos: tuple[Any, ...], ch: str) -> Any:
+        kind = pos[0]
+        if kind == "m":  # k characters of a plain marker
+            _, m, k = pos
+            if m[k] != ch:
+                return None
+            return done if k + 1 == len(m) else ("m", m, k + 1)
+        if kind == "f":  # k characters of a follow stop's marker
+            _, m, k = pos
+            if m[k] != ch:
+                return None
+            return ("w", m) if k + 1 == len(m) else ("f", m, k + 1)
+        if kind == "w":  # the marker, then whitespace
+            m = pos[1]
+            if ch in WS_CHARS:
+                return ("w", m)
+            for f in follow[m]:
+                if f[0] == ch:
+                    return done if len(f) == 1 else ("F", m, f, 1)
+            return None
+        _, m, f, k = pos  # "F": k characters of a follow text
+        if f[k] != ch:
+            return None
+        return done if k + 1 == len(f) else ("F", m, f, k + 1)
+
+    fresh = [("m", m, 0) for m in found.markers] + [("f", m, 0) for m in follow]
+    states: list[frozenset[Any]] = [frozenset()]
+    index = {states[0]: 0}
+    moves: list[dict[str, int]] = []
+    k = 0
+    while k < len(states):
+        here: dict[str, int] = {}
+        for ch in sorted(alphabet):
+            nxt = set()
+            for pos in (*states[k], *fresh):
+                moved = step(pos, ch)
+                if moved is done:
+                    break
+                if moved is not None:
+                    nxt.add(moved)
+            else:
+                key = frozenset(nxt)
+                if key not in index:
+                    index[key] = len(states)
+                    states.append(key)
+                here[ch] = index[key]
+        moves.append(here)
+        k += 1
+    return TextAutomaton(frozenset(alphabet), tuple(moves))

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import grammar as g
 from . import _ir as ir
+from ._regex import text_automaton
 
 _JSON_RULES = {
     "json-value": (
@@ -150,36 +152,32 @@ class _Writer:
 
     # text holding no stop
 
-    def text(self, stops: Sequence[str], min1: bool) -> str:
-        markers = {m for m in stops if not any(o != m and o in m for o in stops)}
-        prefixes = sorted({m[:k] for m in markers for k in range(len(m))}, key=len)
-        state = {p: f"text-{len(self.names)}-{i}" for i, p in enumerate(prefixes)}
-        self.names[f"text:{sorted(markers)}:{len(self.names)}"] = state[""]
-        for p in prefixes:
-            moves: dict[str, str] = {}
-            seen = {m[len(p)] for m in markers if m.startswith(p) and len(m) > len(p)}
-            seen |= {m[0] for m in markers}
-            for ch in sorted(seen):
-                s = p + ch
-                if any(s.endswith(m) for m in markers):
-                    continue
-                nxt = next(q for q in reversed(prefixes) if s.endswith(q))
-                moves[ch] = state[nxt]
-            others = "".join(_class_char(c) for c in sorted(seen))
-            alts = [f"[{_class_char(c)}] {target}" for c, target in moves.items()]
-            alts.append(f"[^{others}] {state['']}")
-            if p == "":
-                alts.append('""')  # text may end only where no stop has begun
-            self.rules[state[p]] = " | ".join(alts)
-        start = state[""]
+    def text(self, stops: Sequence[g.Stop], min1: bool) -> str:
+        auto = text_automaton(stops)
+        base = f"text-{len(self.names)}"
+        self.names[f"text:{stops!r}:{len(self.names)}"] = base
+        state = [f"{base}-{i}" for i in range(len(auto.moves))]
+        bodies = []
+        for moves in auto.moves:
+            # characters grouped by the state they move to; all others move to state 0
+            targets: dict[int, list[str]] = {}
+            for ch, target in moves.items():
+                if target:
+                    targets.setdefault(target, []).append(ch)
+            held = sorted(auto.alphabet - {c for c, t in moves.items() if t == 0})
+            alts = [
+                f"[{''.join(_class_char(c) for c in chars)}] {state[target]}"
+                for target, chars in targets.items()
+            ]
+            alts.append(f"[^{''.join(_class_char(c) for c in held)}] {state[0]}")
+            bodies.append(alts)
+        for i, alts in enumerate(bodies):
+            # text may end only where no stop has begun
+            self.rules[state[i]] = " | ".join([*alts, '""'] if i == 0 else alts)
         if not min1:
-            return start
-        first = "".join(_class_char(c) for c in sorted({m[0] for m in markers}))
+            return state[0]
         # at least one character: the first one from the same automaton
-        starts = [
-            f"[{_class_char(c)}] {state[c]}" for c in sorted({m[0] for m in markers}) if c in state
-        ]
-        return self.rule("text1", " | ".join([f"[^{first}] {start}", *starts]))
+        return self.rule("text1", " | ".join(bodies[0]))
 
     def string_except(self, words: Sequence[str]) -> str:
         """A JSON string token other than these (unescaped) contents."""
@@ -206,7 +204,7 @@ class _Writer:
         if isinstance(e, ir.Ws):
             return "ws"
         if isinstance(e, ir.Text):
-            return self.text([s.marker.decode("utf-8") for s in e.stops], e.min1)
+            return self.text(e.stops, e.min1)
         if isinstance(e, ir.CharRun):
             chars = "".join(_class_char(chr(b)) for b in sorted(e.members) if b < 0x80)
             alts = [f"[{chars}]"] if chars else []

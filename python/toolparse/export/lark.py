@@ -6,14 +6,27 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from .. import grammar as g
 from . import _ir as ir
-from ._regex import JSON_STRING, PATTERNS, WS, char_class, escape, text_lexemes
+from ._regex import (
+    JSON_STRING,
+    PATTERNS,
+    WS,
+    WS_CHARS,
+    TextStops,
+    char_class,
+    escape,
+    text_chunks,
+    text_stops,
+)
 
 
 class _Writer:
     def __init__(self, special_tokens: Collection[str]) -> None:
         self.special = {t.encode() for t in special_tokens}
         self.terminals: dict[str, str] = {}  # definition -> name
+        self.rules: dict[str, str] = {}  # name -> body, rules of the writer's own
+        self._texts: dict[tuple[tuple[str, ...], bool], str] = {}
 
     def terminal(self, definition: str, stem: str) -> str:
         if definition not in self.terminals:
@@ -28,21 +41,7 @@ class _Writer:
         if isinstance(e, ir.Ws):
             return self.terminal(f"/{WS}+/", "WS") + "?"
         if isinstance(e, ir.Text):
-            first, plain, starts, whole = text_lexemes(e.stops)
-            alts = [self.terminal(f"/{plain}/", "PLAIN")]
-            if starts:
-                ends_open = f"~/(?s:.*)({starts})/"
-                opened = self.terminal(f"/[{first}](?s:.*)/ & {ends_open}", "OPEN")
-                alts.append(
-                    self.terminal(
-                        f"/[{first}](?s:.*)/ & ~/(?s:.*)({whole})(?s:.*)/ & {ends_open}"
-                        f" & ~({opened} /(?s:.+)/)",
-                        "CHUNK",
-                    )
-                )
-            else:
-                alts.append(self.terminal(f"/[{first}]/", "CHUNK"))
-            return f"({' | '.join(alts)}){'+' if e.min1 else '*'}"
+            return self.text(e)
         if isinstance(e, ir.CharRun):
             cls = char_class(e.members)
             name = self.terminal(f"/{cls}+/", "CHARS")
@@ -60,8 +59,9 @@ class _Writer:
         if isinstance(e, ir.Seq):
             if not e.items:
                 return '""'
-            text = " ".join(self.expr(i) for i in e.items)
-            return text if top or len(e.items) == 1 else f"({text})"
+            items = _after_text(e.items)
+            text = " ".join(self.expr(i) for i in items)
+            return text if top or len(items) == 1 else f"({text})"
         if isinstance(e, ir.Alt):
             text = " | ".join(self.expr(a, top=True) for a in e.alts)
             return text if top else f"({text})"
@@ -73,9 +73,96 @@ class _Writer:
             return e.name
         raise TypeError(f"not an expression: {e!r}")
 
+    def text(self, e: ir.Text) -> str:
+        stops = text_stops(e.stops)
+        if stops.follow and any(a[0] in WS_CHARS for a in (*stops.markers, *stops.atoms)):
+            # a marker that begins with whitespace would split the whitespace before a
+            # follow text: take the follow stops as plain ones
+            stops = text_stops(g.Stop(s.marker) for s in e.stops)
+        lex = text_chunks((*stops.markers, *stops.atoms))
+        chunk = lex["chunk"]
+        if "open" in lex:
+            chunk += f" & ~({self.terminal(lex['open'], 'OPEN')} /(?s:.+)/)"
+        chunk = self.terminal(chunk if "prefix" in lex else f"/{chunk}/", "CHUNK")
+        # a prefix of a marker is text only where a character that begins a marker
+        # comes next (within the text): a greedy lexer ends the prefix there, and
+        # nothing after it can then complete the marker
+        lead = f"{self.terminal(lex['prefix'], 'PREFIX')}* " if "prefix" in lex else ""
+        if not stops.follow:
+            plain = self.terminal("/" + lex["plain"] + "/", "PLAIN")
+            return f"({plain} | {lead}{chunk}){'+' if e.min1 else '*'}"
+        return self.follow_text(e, stops, lex["plain"], lead, chunk)
+
+    def follow_text(self, e: ir.Text, stops: TextStops, plain: str, lead: str, chunk: str) -> str:
+        """Text whose stops count only where a follow text comes next: the markers and
+        follow texts are literal lexemes of the text (the same lexemes as the stop that
+        ends it, so the lexer need not decide between them), and after a marker and
+        optional whitespace come none of its follow texts."""
+        key = (tuple(repr(s) for s in e.stops), e.min1)
+        if key in self._texts:
+            return self._texts[key]
+        stem = f"text-{len(self._texts)}"
+        ws = self.terminal(f"/{WS}+/", "WS")
+        # a run of other characters: whitespace alone is `ws`, as after a marker it may
+        # be the whitespace before a follow text
+        word = self.terminal(f"/{plain}/ & ~/{WS}+/", "PLAIN")
+        markers = [m for m, _ in stops.follow]
+        # a marker moves to the state after it; the follow texts are text
+        texts = [_string(a.encode()) for a in stops.atoms if a not in markers]
+        led = f"{lead}({' | '.join([chunk, *texts])})" if lead else ""
+        after = [f"{lead}{_string(m.encode())} {stem}-m{k}" for k, m in enumerate(markers)]
+        for k, (_, follows) in enumerate(stops.follow):
+            others = [
+                _string(a.encode()) for a in stops.atoms if a not in follows and a not in markers
+            ]
+            # right after the marker (and whitespace): a prefix, then anything; or
+            # anything but one of its follow texts
+            nexts = [chunk, word, *others]
+            if lead:
+                nexts.append(f"{lead.replace('*', '+')}({' | '.join([chunk, *texts])})")
+            # the text does not end after the marker (and whitespace): what comes next
+            # (another text, in a repetition) might be one of its follow texts
+            steps = [f"({' | '.join(nexts)}) {stem}-a", *after]
+            self.rules[f"{stem}-m{k}"] = " | ".join([*steps, f"{ws} {stem}-w{k}"])
+            self.rules[f"{stem}-w{k}"] = " | ".join(steps)
+        run = f"({' | '.join([ws, word, *([led] if led else [chunk, *texts])])})"
+        self.rules[f"{stem}-a"] = f"{run}* ({' | '.join(after)})?"
+        if e.min1:
+            self.rules[f"{stem}-1"] = f"{run}+ ({' | '.join(after)})? | {' | '.join(after)}"
+        name = f"{stem}-1" if e.min1 else f"{stem}-a"
+        self._texts[key] = name
+        return name
+
 
 # any \uXXXX escape in strings; keywords llguidance does not implement are ignored
 _JSON_OPTIONS = {"json_allow_general_unicode_escapes": True, "lenient": True}
+
+
+def _after_text(items: tuple[ir.Expr, ...]) -> tuple[ir.Expr, ...]:
+    """Leave out the stop alternatives that are whitespace and another alternative
+    (``"\n</parameter>" | "</parameter>"``) after a text that may itself hold that
+    whitespace: the output is the same, and the lexer would otherwise have to decide
+    between the whitespace and the longer literal more than one byte back."""
+    out = list(items)
+    for k in range(len(out) - 1):
+        text, stop = out[k], out[k + 1]
+        if not isinstance(text, ir.Text) or not isinstance(stop, ir.Alt):
+            continue
+        if not all(isinstance(a, ir.Lit) for a in stop.alts):
+            continue
+        lits = {a.text for a in stop.alts if isinstance(a, ir.Lit)}
+        kept = tuple(
+            a
+            for a in stop.alts
+            if not (
+                isinstance(a, ir.Lit)
+                and a.text[:1] in (b" ", b"\t", b"\r", b"\n")
+                and a.text.lstrip(WS_CHARS.encode()) in lits
+            )
+        )
+        if kept != stop.alts:
+            out[k + 1] = kept[0] if len(kept) == 1 else ir.Alt(kept)
+    return tuple(out)
 
 
 def _bracketed(text: bytes) -> bool:
@@ -89,6 +176,7 @@ def _string(text: bytes) -> str:
 def render(lowered: ir.Lowered, special_tokens: Collection[str] = ()) -> str:
     writer = _Writer(special_tokens)
     lines = [f"{name}: {writer.expr(body, top=True)}" for name, body in lowered.rules.items()]
+    lines += [f"{name}: {body}" for name, body in writer.rules.items()]
     lines += [f"{name}: {definition}" for definition, name in writer.terminals.items()]
     return "\n".join(lines) + "\n"
 
