@@ -8,15 +8,24 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engines import FIXTURES_DIR
 from toolparse.export import _ir as toolparse_export
+from toolparse.export._regex import text_automaton
 from toolparse.formats import get_format
 
 llguidance = pytest.importorskip("llguidance")
 from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
 
-from test_export_lark import NOT_EXPRESSIBLE, run  # noqa: E402
+from test_export_lark import (  # noqa: E402
+    NOT_EXPRESSIBLE,
+    TEXT_CASES,
+    _open_end,
+    _reads_all,
+    run,
+)
 
 NAMES = sorted(p.name for p in FIXTURES_DIR.iterdir() if p.is_dir())
 
@@ -94,3 +103,31 @@ def test_schema_is_enforced() -> None:
     assert run(grammar, good) is None
     assert run(grammar, good.replace(b"2}", b'"2"}')) is not None
     assert run(grammar, good.replace(b'"city": "Oslo", ', b"")) is not None
+
+
+def _automaton_takes(stops: Any, text: str) -> bool:
+    """Whether GBNF's text automaton (what the text rules transcribe) takes text."""
+    auto = text_automaton(stops)
+    state = 0
+    for ch in text:
+        if ch not in auto.alphabet:
+            state = 0
+        elif ch in auto.moves[state]:
+            state = auto.moves[state][ch]
+        else:
+            return False  # a stop completes
+    return state == 0
+
+
+@pytest.mark.parametrize("case", sorted(TEXT_CASES))
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_text_automaton_against_the_parser(case: str, data: Any) -> None:
+    """GBNF text (checked on its automaton: llguidance's GBNF converter lexes the
+    character rules greedily, which GBNF itself does not)."""
+    stops, pieces = TEXT_CASES[case]
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=8)))
+    if _automaton_takes(stops, text):
+        assert _reads_all(stops, text), "a text holding a stop was taken"
+    elif _reads_all(stops, text):
+        assert _open_end(stops, text), "a text without a stop was refused"

@@ -9,11 +9,15 @@ from functools import cache
 from typing import Any, ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolparse
 from engines import FIXTURES_DIR, Fixture, load_fixtures
-from toolparse.export._ir import has_calls
+from toolparse.export._ir import Lowered, Text, has_calls
+from toolparse.export.lark import render
 from toolparse.formats import get_format
+from toolparse.grammar import Grammar, Stop, eof, seq, stop, tag, until
 
 llguidance = pytest.importorskip("llguidance")
 jsonschema = pytest.importorskip("jsonschema")
@@ -353,3 +357,59 @@ def test_not_expressible(name: str) -> None:
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
     with pytest.raises(NotImplementedError, match=NOT_EXPRESSIBLE[name].rstrip("s")):
         get_format(name).lark(tools)
+
+
+# Text up to stops, against the parser: the text export takes a text only where the parser
+# reads all of it as text (no stop in it), and takes every such text that does not end with
+# the beginning of a stop, or with a followed_by stop's marker (and whitespace).
+TEXT_CASES = {
+    "follow": (
+        (
+            stop("\n</parameter>", followed_by=("<parameter=", "</function>")),
+            stop("</parameter>", followed_by=("<parameter=", "</function>")),
+        ),
+        ["</parameter>", "<parameter=", "</function>", "</param", "<para", "<", "\n", " ", "x"],
+    ),
+    "word": (
+        (stop(" functools", followed_by=("[",)), stop("functools", followed_by=("[",))),
+        ["functools", "func", "[", "]", " ", "\n", "x"],
+    ),
+    "plain": (
+        (stop("<tool_call>"), stop("</think>")),
+        ["<tool_call>", "</think>", "<tool_c", "</th", "<", "/", "x", " "],
+    ),
+}
+
+
+def _reads_all(stops: tuple[Stop, ...], text: str) -> bool:
+    fmt = toolparse.Format(
+        name="text",
+        description="text up to stops",
+        grammar=Grammar({"start": seq(tag("content", until(*stops)), eof())}, {"start": "start"}),
+    )
+    message = toolparse.parse(text, fmt)
+    return not message.errors and (message.content or "") == text
+
+
+def _open_end(stops: tuple[Stop, ...], text: str) -> bool:
+    """Whether text ends with the beginning of a stop's marker or follow text, or with a
+    followed_by marker and whitespace."""
+    pieces = {s.marker.decode() for s in stops} | {f.decode() for s in stops for f in s.follow}
+    if any(text.endswith(p[:k]) for p in pieces for k in range(1, len(p))):
+        return True
+    bare = text.rstrip(" \t\r\n")
+    return any(s.follow and bare.endswith(s.marker.decode()) for s in stops)
+
+
+@pytest.mark.parametrize("case", sorted(TEXT_CASES))
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_text_against_the_parser(case: str, data: Any) -> None:
+    stops, pieces = TEXT_CASES[case]
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=8)))
+    lark = render(Lowered("start", {"start": Text(stops, False)}))
+    taken = run(lark, text.encode()) is None
+    if taken:
+        assert _reads_all(stops, text), "a text holding a stop was taken"
+    elif _reads_all(stops, text):
+        assert _open_end(stops, text), "a text without a stop was refused"

@@ -233,30 +233,27 @@ def text_automaton(stops: Iterable[g.Stop]) -> TextAutomaton:
         alphabet |= set(WS_CHARS)
     done = object()  # a stop is complete
 
-    def step(pos: tuple[Any, ...], ch: str) -> Any:
+    def step(pos: tuple[Any, ...], ch: str) -> list[Any]:
         kind = pos[0]
         if kind == "m":  # k characters of a plain marker
             _, m, k = pos
             if m[k] != ch:
-                return None
-            return done if k + 1 == len(m) else ("m", m, k + 1)
+                return []
+            return [done if k + 1 == len(m) else ("m", m, k + 1)]
         if kind == "f":  # k characters of a follow stop's marker
             _, m, k = pos
             if m[k] != ch:
-                return None
-            return ("w", m) if k + 1 == len(m) else ("f", m, k + 1)
+                return []
+            return [("w", m) if k + 1 == len(m) else ("f", m, k + 1)]
         if kind == "w":  # the marker, then whitespace
             m = pos[1]
             if ch in WS_CHARS:
-                return ("w", m)
-            for f in follow[m]:
-                if f[0] == ch:
-                    return done if len(f) == 1 else ("F", m, f, 1)
-            return None
+                return [("w", m)]
+            return [done if len(f) == 1 else ("F", m, f, 1) for f in follow[m] if f[0] == ch]
         _, m, f, k = pos  # "F": k characters of a follow text
         if f[k] != ch:
-            return None
-        return done if k + 1 == len(f) else ("F", m, f, k + 1)
+            return []
+        return [done if k + 1 == len(f) else ("F", m, f, k + 1)]
 
     fresh = [("m", m, 0) for m in found.markers] + [("f", m, 0) for m in follow]
     states: list[frozenset[Any]] = [frozenset()]
@@ -269,10 +266,9 @@ def text_automaton(stops: Iterable[g.Stop]) -> TextAutomaton:
             nxt = set()
             for pos in (*states[k], *fresh):
                 moved = step(pos, ch)
-                if moved is done:
+                if done in moved:
                     break
-                if moved is not None:
-                    nxt.add(moved)
+                nxt.update(moved)
             else:
                 key = frozenset(nxt)
                 if key not in index:
