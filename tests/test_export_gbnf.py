@@ -131,3 +131,24 @@ def test_text_automaton_against_the_parser(case: str, data: Any) -> None:
         assert _reads_all(stops, text), "a text holding a stop was taken"
     elif _reads_all(stops, text):
         assert _open_end(stops, text), "a text without a stop was refused"
+
+
+def test_properties_in_declared_or_sorted_order() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"c": {"type": "integer"}, "a": {"type": "string"}},
+                    "required": ["c", "a"],
+                },
+            },
+        }
+    ]
+    grammar = gbnf_to_lark(get_format("hermes").gbnf(tools)["grammar"])
+    call = b'<tool_call>{"name": "f", "arguments": %s}</tool_call>'
+    assert run(grammar, call % b'{"c": 1, "a": "x"}') is None
+    assert run(grammar, call % b'{"a": "x", "c": 1}') is None
+    assert run(grammar, call % b'{"a": 1, "c": "x"}') is not None

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import toolparse
 from engines import FIXTURES_DIR, Fixture, load_fixtures
 from toolparse.export._ir import Lowered, Text, has_calls
-from toolparse.export.lark import render
+from toolparse.export.lark import _JSON_OPTIONS, render
 from toolparse.formats import get_format
 from toolparse.grammar import Grammar, Stop, eof, seq, stop, tag, until
 
@@ -48,12 +48,16 @@ NOT_EXPRESSIBLE = {
 }
 
 _CONTENT = "a broken or unknown call may also be read as content: ordered choice is a union"
-_ESCAPE = "llguidance's JSON strings refuse the \\/ escape"
+_ESCAPE = (
+    "llguidance's JSON strings refuse the \\/ escape, whatever the options: derivre's "
+    'RegexBuilder::json_quote (src/regexbuilder.rs) allows only the escapes "\\bfnrtu and '
+    "has no escape sequence for /, and llguidance's json_general_unicode_string "
+    "(parser/src/json/compiler.rs) refuses any other (test_solidus_escape_is_refused)"
+)
 _GREEDY = (
     "llguidance's greedy lexer takes a call marker in reasoning as the marker, where the "
     "format reads it as reasoning text"
 )
-_ORDER = "llguidance takes an object's properties only in the schema's declared order"
 _OPEN_END = "content cannot end with the beginning of a marker"
 _FENCE = "llguidance's greedy lexer cannot end the output after ``` where ```json may follow"
 _NESTED = (
@@ -91,10 +95,10 @@ KNOWN: dict[str, str] = {
     "limited to the schema's properties",
     "mistral/reasoning_content_and_call": "llguidance checks the date-time format, which the "
     "fixture's start time (no offset) does not meet",
-    "deepseek_v31/nested_arguments_with_escapes_and_unicode": "llguidance's JSON strings "
-    "refuse an escape the fixture uses",
-    "deepseek_v4/typed_values_from_the_string_flag": "a value typed by the output's own "
-    "string flag is typed by the schema instead",
+    "deepseek_v31/nested_arguments_with_escapes_and_unicode": "the arguments' properties come "
+    "in neither the schema's order nor sorted (all_day before notes, email before name), and "
+    "llguidance takes an object's properties only in the orders the schema gives "
+    "(docs/json_schema.md, Property order; no option)",
     "minicpm5/typed_values_every_schema_type": "a typed value spelled TRUE is refused",
     "k2_horizon/stated_type_decides_over_schema": "a value typed by the output is typed by "
     "the schema instead",
@@ -132,8 +136,6 @@ KNOWN: dict[str, str] = {
             "string_value_keeps_tags",
         )
     },
-    "inkling/tool_names_that_are_prefixes": _ORDER,
-    "inkling/typed_values": _ORDER,
     "kimi/partial_marker_at_end_is_content": _OPEN_END,
     **{
         fid: _CONTENT
@@ -413,3 +415,45 @@ def test_text_against_the_parser(case: str, data: Any) -> None:
         assert _reads_all(stops, text), "a text holding a stop was taken"
     elif _reads_all(stops, text):
         assert _open_end(stops, text), "a text without a stop was refused"
+
+
+def test_properties_in_declared_or_sorted_order() -> None:
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "c": {"type": "integer"},
+                    "a": {"type": "object", "properties": {"z": {}, "y": {}}},
+                    "b": {"type": "string"},
+                },
+            },
+        },
+    }
+    lark = toolparse.get_format("hermes").lark([tool])
+
+    def call(args: str) -> bytes:
+        return b'<tool_call>{"name": "f", "arguments": ' + args.encode() + b"}</tool_call>"
+
+    assert run(lark, call('{"c": 1, "a": {"z": 1, "y": 2}, "b": "x"}')) is None
+    assert run(lark, call('{"a": {"y": 2, "z": 1}, "b": "x", "c": 1}')) is None
+    assert run(lark, call('{"a": {"z": 1, "y": 2}, "b": "x"}')) is None  # each object apart
+    # neither order
+    assert run(lark, call('{"b": "x", "c": 1, "a": {}}')) is not None
+    # the types still hold in either order
+    assert run(lark, call('{"a": {}, "b": "x", "c": "1"}')) is not None
+
+
+@pytest.mark.xfail(
+    reason="llguidance has no option for the \\/ escape (see _ESCAPE); when it has, the "
+    "export should set it and the fixtures listed with _ESCAPE pass",
+    strict=True,
+)
+def test_solidus_escape_is_refused() -> None:
+    schema = {
+        "type": "string",
+        "x-guidance": {**_JSON_OPTIONS, "json_allowed_escapes": 'nrbtf\\"u/'},
+    }
+    assert run("start: %json " + json.dumps(schema), b'"a\\/b"') is None

@@ -165,6 +165,42 @@ def strict_schema(schema: Any) -> Any:
     return out
 
 
+_DEFS = ("$defs", "definitions")
+_SUBSCHEMAS = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+
+def either_order(schema: Any) -> Any:
+    """The schema with each object's properties also taken in sorted order.
+
+    A grammar engine may take an object's properties only in the order the schema lists
+    them (llguidance does: its docs/json_schema.md, "Property order", and no option
+    changes it; the GBNF export writes them so too), while a model writes them in the
+    order its chat template showed: the schema's, or sorted (Jinja's own `tojson`,
+    `json.dumps(sort_keys=True)`).  An object whose sorted order differs becomes `anyOf`
+    the two orders (definitions stay at the root, where `$ref` finds them)."""
+    if isinstance(schema, list):
+        return [either_order(s) for s in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "properties" and isinstance(value, Mapping):
+            out[key] = {name: either_order(sub) for name, sub in value.items()}
+        elif key in _DEFS and isinstance(value, Mapping):
+            out[key] = {name: either_order(sub) for name, sub in value.items()}
+        elif key in _SUBSCHEMAS or key in _SCHEMA_LISTS:
+            out[key] = either_order(value)
+        else:
+            out[key] = value
+    props = out.get("properties")
+    if not isinstance(props, Mapping) or list(props) == sorted(props):
+        return out
+    defs = {k: out.pop(k) for k in _DEFS if k in out}
+    ordered = {**out, "properties": dict(sorted(props.items()))}
+    return {"anyOf": [out, ordered], **defs}
+
+
 def tool_list(tools: Sequence[Mapping[str, Any]]) -> list[Tool]:
     out = []
     for tool in tools:

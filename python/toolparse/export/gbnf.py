@@ -212,7 +212,7 @@ class _Writer:
                 alts.append("[^\\x00-\\x7f]")  # bytes >= 0x80: any non-ASCII character
             return f"( {' | '.join(alts)} ){'+' if e.min1 else '*'}"
         if isinstance(e, ir.JsonValue):
-            return self.schema(e.schema)
+            return self.schema(ir.either_order(e.schema))
         if isinstance(e, ir.JsonString):
             return (
                 self.string_except([json.loads(x) for x in e.exclude])

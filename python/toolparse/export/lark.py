@@ -47,7 +47,7 @@ class _Writer:
             name = self.terminal(f"/{cls}+/", "CHARS")
             return name if e.min1 else name + "?"
         if isinstance(e, ir.JsonValue):
-            schema = {**e.schema, "x-guidance": _JSON_OPTIONS}
+            schema = {**ir.either_order(e.schema), "x-guidance": _JSON_OPTIONS}
             return "%json " + json.dumps(schema, ensure_ascii=False)
         if isinstance(e, ir.JsonString):
             definition = f"/{JSON_STRING}/"
