@@ -60,9 +60,9 @@ _GREEDY = (
 )
 _OPEN_END = "content cannot end with the beginning of a marker"
 _FENCE = "llguidance's greedy lexer cannot end the output after ``` where ```json may follow"
-_NESTED = (
-    "MiniMax-M3 nested values (elements inside a value): every prefix is accepted but not the"
-    " end of the output; cause not found yet"
+_M3_UNTYPED = (
+    "MiniMax-M3 values are exported as the format's own nesting (any text and elements, a "
+    "closing tag of any name), not typed by the schema: "
 )
 # Fixtures the export cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
@@ -125,17 +125,11 @@ KNOWN: dict[str, str] = {
     },
     "seed_oss/unclosed_reasoning_with_draft_at_end": _GREEDY,
     "minimax_m3/block_inside_reasoning_is_text": _GREEDY,
-    **{
-        f"minimax_m3/{name}": _NESTED
-        for name in (
-            "array_of_objects",
-            "array_of_strings",
-            "json_text_array_and_object",
-            "leaf_typing_by_schema",
-            "nested_tags_without_schema",
-            "string_value_keeps_tags",
-        )
-    },
+    "minimax_m3/leaf_typing_by_schema": _M3_UNTYPED + "`n/a` in a number array is taken",
+    "minimax_m3/malformed_nesting_is_invalid": _M3_UNTYPED
+    + "a mismatched closing tag, text beside child tags and a schema mismatch are taken",
+    "minimax_m3/json_text_array_and_object": "text cannot end with the beginning of its stop "
+    "right before it: JSON text ending in `]` before the namespace token `]<]minimax[>[`",
     "kimi/partial_marker_at_end_is_content": _OPEN_END,
     **{
         fid: _CONTENT
@@ -375,6 +369,11 @@ TEXT_CASES = {
     "word": (
         (stop(" functools", followed_by=("[",)), stop("functools", followed_by=("[",))),
         ["functools", "func", "[", "]", " ", "\n", "x"],
+    ),
+    # a one-character stop, and a marker that holds it and may begin inside itself
+    "tag_name": (
+        (stop(">"), stop("]<]minimax[>[")),
+        [">", "]<]minimax[>[", "]<]", "]", "<", "x"],
     ),
     "plain": (
         (stop("<tool_call>"), stop("</think>")),

@@ -178,7 +178,7 @@ def text_chunks(texts: Iterable[str]) -> dict[str, str]:
       beginning of a marker (the lexer ends it when the next character leaves every
       text, and reads that character again);
     * ``chunk``: such a prefix (or nothing) and one character that leaves every text
-      and begins none.
+      and begins none (no key where no text is needed: single ASCII stops).
 
     Where a text may begin inside another's prefix (``overlapping``: ``` and ``), no
     greedy lexer could end a prefix there: ``chunk`` is then the shortest text from a
@@ -193,7 +193,10 @@ def text_chunks(texts: Iterable[str]) -> dict[str, str]:
     whole = "|".join(escape(m.encode()) for m in texts)
     out = {"first": first, "plain": f"[^{first}]+", "whole": whole}
     if not any(len(m) > 1 for m in texts):
-        out["chunk"] = f"[{first}]"
+        # single characters: the chunk is a character that shares a stop's first byte
+        # and is no stop (none, where every stop is ASCII)
+        if any(ord(m) >= 0x80 for m in texts):
+            out["chunk"] = f"/[{first}]/ & ~/{whole}/"
         return out
     if not overlapping(texts):
         prefix = _proper_prefixes(_trie(texts))

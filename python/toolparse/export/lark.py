@@ -80,10 +80,13 @@ class _Writer:
             # follow text: take the follow stops as plain ones
             stops = text_stops(g.Stop(s.marker) for s in e.stops)
         lex = text_chunks((*stops.markers, *stops.atoms))
+        if "chunk" not in lex:
+            plain = self.terminal("/" + lex["plain"] + "/", "PLAIN")
+            return f"{plain}{'' if e.min1 else '?'}"
         chunk = lex["chunk"]
         if "open" in lex:
             chunk += f" & ~({self.terminal(lex['open'], 'OPEN')} /(?s:.+)/)"
-        chunk = self.terminal(chunk if "prefix" in lex else f"/{chunk}/", "CHUNK")
+        chunk = self.terminal(chunk, "CHUNK")
         # a prefix of a marker is text only where a character that begins a marker
         # comes next (within the text): a greedy lexer ends the prefix there, and
         # nothing after it can then complete the marker
