@@ -8,8 +8,9 @@
 #include "emit.h"
 
 /* How many streams ahead of the one being fed to fetch its parts (check_step has read
- * every stream's own struct already). */
-enum { PREFETCH_STREAM = 8, PREFETCH_STATE = 4 };
+ * every stream's own struct already), and of the one being checked to fetch its struct
+ * (checking one takes a few nanoseconds, a fetch from memory a hundred). */
+enum { PREFETCH_STREAM = 8, PREFETCH_STATE = 4, PREFETCH_CHECK = 32 };
 
 struct tp_batch {
     tp_stream **streams; /* by slot; NULL where empty */
@@ -90,8 +91,8 @@ static tp_status check_step(tp_batch *b, const tp_vocab *vocab, const uint32_t *
         else if (ids[k] >= size) why = TP_BATCH_BAD_TOKEN;
         else if (tp_stream_is_finished(b->streams[slot])) why = TP_BATCH_FINISHED;
         /* the streams are read again in the feed: fetch them while checking */
-        if (k + PREFETCH_STREAM < n && slots[k + PREFETCH_STREAM] < b->cap)
-            TP_PREFETCH(b->streams[slots[k + PREFETCH_STREAM]]);
+        if (k + PREFETCH_CHECK < n && slots[k + PREFETCH_CHECK] < b->cap)
+            TP_PREFETCH(b->streams[slots[k + PREFETCH_CHECK]]);
         if (why != TP_BATCH_NO_FAULT) {
             *fault = why;
             *failed = k;

@@ -12,9 +12,8 @@ typedef struct tp_buf {
     size_t len, cap;
 } tp_buf;
 
-/* Appends n bytes; TP_ERR_NOMEM when growing fails (the buffer is unchanged). */
-static inline tp_status tp_buf_append(tp_buf *b, const void *src, size_t n) {
-    if (n == 0) return TP_OK; /* (an empty buffer's data may be NULL: no offset from it) */
+/* Makes room for n more bytes; TP_ERR_NOMEM when growing fails (the buffer is unchanged). */
+static inline tp_status tp_buf_reserve(tp_buf *b, size_t n) {
     if (n > b->cap - b->len) {
         size_t cap = b->cap ? b->cap : 64;
         uint8_t *grown;
@@ -27,6 +26,13 @@ static inline tp_status tp_buf_append(tp_buf *b, const void *src, size_t n) {
         b->data = grown;
         b->cap = cap;
     }
+    return TP_OK;
+}
+
+/* Appends n bytes; TP_ERR_NOMEM when growing fails (the buffer is unchanged). */
+static inline tp_status tp_buf_append(tp_buf *b, const void *src, size_t n) {
+    if (n == 0) return TP_OK; /* (an empty buffer's data may be NULL: no offset from it) */
+    if (tp_buf_reserve(b, n) != TP_OK) return TP_ERR_NOMEM;
     memcpy(b->data + b->len, src, n);
     b->len += n;
     return TP_OK;

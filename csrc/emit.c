@@ -175,7 +175,10 @@ void tp_emitter_prefetch(const tp_emitter *e) {
     }
 }
 
-void tp_emitter_clear_events(tp_emitter *e) { e->own.events.len = e->own.arena.len = 0; }
+void tp_emitter_clear_events(tp_emitter *e) {
+    /* (a batch's output is the batch's to clear: then the own list's line stays untouched) */
+    if (e->out == &e->own) e->own.events.len = e->own.arena.len = 0;
+}
 
 void tp_emitter_set_output(tp_emitter *e, tp_event_out *out) { e->out = out ? out : &e->own; }
 
@@ -188,23 +191,25 @@ int tp_emitter_any_reasoning(const tp_emitter *e) { return e->any_reasoning; }
 static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const uint8_t *text,
                             size_t text_len, const uint8_t *aux, size_t aux_len, tp_event **out) {
     tp_event_out *o = e->out;
-    tp_event ev;
-    if (o->arena.len + text_len + aux_len > UINT32_MAX) return TP_ERR_NOMEM;
-    ev.kind = kind;
-    ev.index = index;
-    ev.text_off = (uint32_t)o->arena.len;
-    ev.text_len = (uint32_t)text_len;
-    ev.aux_off = (uint32_t)(o->arena.len + text_len);
-    ev.aux_len = (uint32_t)aux_len;
-    ev.code = ev.msg = 0;
-    ev.offset = 0;
-    TRY(tp_buf_append(&o->arena, text, text_len));
-    if (tp_buf_append(&o->arena, aux, aux_len) != TP_OK ||
-        tp_buf_append(&o->events, &ev, sizeof ev) != TP_OK) {
-        o->arena.len = ev.text_off; /* nothing of a failed event stays */
+    tp_event *ev;
+    size_t size = text_len + aux_len;
+    if (size > UINT32_MAX - o->arena.len || tp_buf_reserve(&o->arena, size) != TP_OK ||
+        tp_buf_reserve(&o->events, sizeof *ev) != TP_OK)
         return TP_ERR_NOMEM;
-    }
-    if (out) *out = (tp_event *)(void *)(o->events.data + o->events.len) - 1;
+    ev = (tp_event *)(void *)(o->events.data + o->events.len);
+    o->events.len += sizeof *ev;
+    ev->kind = kind;
+    ev->index = index;
+    ev->text_off = (uint32_t)o->arena.len;
+    ev->text_len = (uint32_t)text_len;
+    ev->aux_off = (uint32_t)(o->arena.len + text_len);
+    ev->aux_len = (uint32_t)aux_len;
+    ev->code = ev->msg = 0;
+    ev->offset = 0;
+    if (text_len) memcpy(o->arena.data + o->arena.len, text, text_len);
+    if (aux_len) memcpy(o->arena.data + o->arena.len + text_len, aux, aux_len);
+    o->arena.len += size;
+    if (out) *out = ev;
     return TP_OK;
 }
 

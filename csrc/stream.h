@@ -137,7 +137,8 @@ size_t tp_stream_arena_length(const tp_stream *s);
 void tp_stream_prefetch(const tp_stream *s);
 void tp_stream_prefetch_state(const tp_stream *s);
 /* Sends s's events (and their text) to out instead of its own list, until called with
- * NULL: a batch collects many streams' events in one place without copying them. */
+ * NULL: a batch collects many streams' events in one place without copying them.  The own
+ * list (tp_stream_events) is neither cleared nor filled meanwhile. */
 typedef struct tp_event_out tp_event_out;
 void tp_stream_set_output(tp_stream *s, tp_event_out *out);
 /* Whether tp_stream_finish was called (since the last reset). */
