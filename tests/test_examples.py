@@ -9,14 +9,34 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT_LOOP = ROOT / "examples" / "agent_loop.py"
+CONSTRAINED = ROOT / "examples" / "constrained_sampling.py"
 
 
-def test_readme_shows_the_agent_loop_as_it_is() -> None:
+@pytest.mark.parametrize("example", [AGENT_LOOP, CONSTRAINED], ids=lambda p: p.name)
+def test_readme_shows_the_example_as_it_is(example: Path) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index("<!-- example: examples/agent_loop.py -->\n```python\n")
+    start = readme.index(f"<!-- example: examples/{example.name} -->\n```python\n")
     start = readme.index("\n", readme.index("```python", start)) + 1
     end = readme.index("```\n<!-- /example -->", start)
-    assert readme[start:end] == AGENT_LOOP.read_text(encoding="utf-8")
+    assert readme[start:end] == example.read_text(encoding="utf-8")
+
+
+def test_constrained_sampling_lets_only_the_schema_through(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("llguidance", reason="constrained sampling needs llguidance")
+    import toolparse
+
+    example = runpy.run_path(str(CONSTRAINED), run_name="example")
+    plan = example["PLAN"]
+    # unconstrained, the planned call reads back as planned: days is a string
+    (planned,) = toolparse.parse(plan.decode(), "hermes").tool_calls
+    assert planned.arguments == {"city": "Oslo", "days": "3"}
+    message = example["constrained_call"](plan)
+    (call,) = message.tool_calls
+    assert (call.name, call.arguments) == ("get_weather", {"city": "Oslo", "days": 3})
+    assert not message.errors
+    assert capsys.readouterr().out == '[call get_weather] {"city": "Oslo", "days": 3}\n'
 
 
 def test_agent_loop_refuses_the_bad_call_and_runs_the_corrected_one(
