@@ -448,6 +448,15 @@ tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
     frame *f;
     if (e->stopped || e->depth == 0 || n == 0) return TP_OK;
     f = &e->frames[e->depth - 1];
+    if (!f->held_len && data[n - 1] < 0x80 && f->decode != TP_DECODE_JSON_STRING) {
+        /* the common piece: whole characters, nothing held back before it (what
+         * stream_piece would do, without its steps) */
+        if (f->role == TP_ROLE_CONTENT) {
+            TRY(tp_buf_append(&e->content, data, n));
+            return push_event(e, TP_EV_CONTENT, -1, data, n, NULL, 0, NULL);
+        }
+        if (f->role == TP_ROLE_TOOL_ARGS) return args(e, data, n);
+    }
     if (f->decode == TP_DECODE_JSON_STRING &&
         (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT)) {
         tp_status st = js_decode(f, &e->decoded, data, n);
