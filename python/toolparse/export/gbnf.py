@@ -191,7 +191,7 @@ class _Writer:
             nexts = sorted({w[len(p)] for w in words if w.startswith(p) and len(w) > len(p)})
             alts = [f"[{_class_char(c)}] {state[p + c]}" for c in nexts]
             taken = "".join(_class_char(c) for c in nexts)
-            alts.append(f'[^"\\\\\x00-\x1f{taken}] {free}')
+            alts.append(f'[^"\\\\\\x00-\\x1f{taken}] {free}')
             alts.append(f'"\\\\" ( ["\\\\/bfnrt] | "u" [0-9a-fA-F]{{4}} ) {free}')
             if p not in words:
                 alts.append('"\\""')

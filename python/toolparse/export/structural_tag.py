@@ -14,10 +14,11 @@ way: NotImplementedError says so.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from . import _ir as ir
+from . import gbnf
 
 # a way through an expression: (text before the arguments, text after them or None when
 # the way holds no arguments)
@@ -118,6 +119,244 @@ def _call_text(fmt: Any, tool: ir.Tool) -> tuple[str, str]:
     )
 
 
+# where a tool_call tag begins and ends in the lowered grammar (bytes no format writes)
+_OPEN = ir.Lit(b"\x00call\x00")
+_CLOSE = ir.Lit(b"\x00/call\x00")
+_JOIN = "\x00"  # whitespace left out, in a run of text being read
+_STEPS = 20000  # expansions tried per tool before giving up
+
+
+class _MarkingLowerer(ir.Lowerer):
+    """The lowering pass, with each tool call between the two marks above."""
+
+    def tag(self, node: Any, ctx: Any) -> ir.Expr | None:
+        found = super().tag(node, ctx)
+        if node.role == "tool_call" and found is not None:
+            return ir.Seq((_OPEN, found, _CLOSE))
+        return found
+
+
+_Queue = tuple[ir.Expr, ...]
+
+
+class _Split:
+    """Splits the grammar of an output holding one call of a tool into the fixed text that
+    begins the call (up to and past the tool name), the call's body and the fixed text
+    that ends it."""
+
+    def __init__(self, lowered: ir.Lowered, name: str) -> None:
+        self.rules = lowered.rules
+        self.name = name
+        self.steps = 0
+
+    def expand(self, head: ir.Expr) -> _Queue | None:
+        if isinstance(head, ir.Seq):
+            return head.items
+        if isinstance(head, ir.RuleRef):
+            return (self.rules[head.name],)
+        return None
+
+    def fronts(
+        self, queue: _Queue, run: str, inside: bool, skipped: str = ""
+    ) -> Iterator[tuple[str, str, _Queue]]:
+        """(text before, begin, what follows it) for each way to the tool name: begin is
+        the run of fixed text that holds the name; text that may vary before it is left
+        out of the tag (but not a value inside the call)."""
+        self.steps += 1
+        if not queue or self.steps > _STEPS:
+            return
+        head, rest = queue[0], queue[1:]
+        if head == _OPEN:
+            yield from self.fronts(rest, run, True, skipped)
+            return
+        if head == _CLOSE:
+            return
+        if isinstance(head, ir.Lit):
+            add = head.text.decode("utf-8")
+            if run.endswith(_JOIN):
+                # whitespace left out between two words would join them
+                run = run[: -len(_JOIN)]
+                if run[-1:].isalnum() and add[:1].isalnum():
+                    return
+            text = run + add
+            if inside and self.name in text:
+                more, rest = self.literals(rest)
+                yield skipped, text + more, rest
+            else:
+                yield from self.fronts(rest, text, inside, skipped)
+            return
+        inner = self.expand(head)
+        if inner is not None:
+            yield from self.fronts(inner + rest, run, inside, skipped)
+        elif isinstance(head, ir.Optional_):
+            # an optional text before the name: as a template writes it first
+            yield from self.fronts((head.item, *rest), run, inside, skipped)
+            yield from self.fronts(rest, run, inside, skipped)
+        elif isinstance(head, ir.Repeat):
+            if head.min == 0:
+                yield from self.fronts(rest, run, inside, skipped)
+            yield from self.fronts((head.item, *rest), run, inside, skipped)
+        elif isinstance(head, ir.Alt):
+            for alt in head.alts:
+                yield from self.fronts((alt, *rest), run, inside, skipped)
+        elif isinstance(head, ir.Ws):
+            run = run.removesuffix(_JOIN)
+            # whitespace that may vary is left out of the tag where a marker follows it
+            yield from self.fronts(rest, "", inside, skipped + run + "\n")
+            yield from self.fronts(rest, run + _JOIN, inside, skipped)
+            yield from self.fronts(rest, run + " ", inside, skipped)
+            yield from self.fronts(rest, run + "\n", inside, skipped)
+        elif not inside:
+            # free text before the call: not part of the tag
+            yield from self.fronts(rest, "", inside, skipped + run.removesuffix(_JOIN))
+
+    def literals(self, queue: _Queue) -> tuple[str, _Queue]:
+        """The fixed text queue begins with, and what follows it."""
+        text = ""
+        while queue:
+            head = queue[0]
+            if isinstance(head, ir.Lit) and head not in (_OPEN, _CLOSE):
+                text += head.text.decode("utf-8")
+                queue = queue[1:]
+                continue
+            inner = self.expand(head) if isinstance(head, ir.Seq) else None
+            if isinstance(head, ir.RuleRef) and isinstance(self.rules[head.name], (ir.Seq, ir.Lit)):
+                inner = (self.rules[head.name],)
+            if inner is None:
+                break
+            queue = inner + queue[1:]
+        return text, queue
+
+    def tail(self, body: _Queue) -> tuple[str, _Queue]:
+        """The fixed text body ends with, and the body before it."""
+        text = ""
+        for _ in range(_STEPS):
+            if not body:
+                break
+            head = body[-1]
+            if isinstance(head, ir.Lit):
+                text = head.text.decode("utf-8") + text
+                body = body[:-1]
+            elif isinstance(head, ir.Seq):
+                body = body[:-1] + head.items
+            elif isinstance(head, ir.RuleRef) and isinstance(
+                self.rules[head.name], (ir.Seq, ir.Lit)
+            ):
+                body = (*body[:-1], self.rules[head.name])
+            else:
+                break
+        return text, body
+
+    def splits(self) -> Iterator[tuple[str, str, ir.Expr, str]]:
+        for before, begin, rest in self.fronts((ir.RuleRef("start"),), "", False):
+            if _CLOSE not in rest:
+                continue
+            k = rest.index(_CLOSE)
+            end, body = self.tail(rest[:k])
+            after, _ = self.literals(rest[k + 1 :])
+            yield before, begin, ir.Seq(body), end + after
+
+
+def _shortest(rules: Mapping[str, ir.Expr], e: ir.Expr, active: frozenset[str]) -> str | None:
+    """A short text the expression takes (None: none found), to read a call back."""
+    if isinstance(e, ir.Lit):
+        return e.text.decode("utf-8")
+    if isinstance(e, (ir.Ws, ir.Optional_)):
+        return ""
+    if isinstance(e, ir.Text):
+        return "x" if e.min1 else ""
+    if isinstance(e, ir.CharRun):
+        return chr(min(e.members)) if e.min1 else ""
+    if isinstance(e, ir.JsonString):
+        return '"_"'
+    if isinstance(e, ir.Pattern):
+        return {"integer": "0", "number": "0", "boolean": "true"}.get(e.kind, "null")
+    if isinstance(e, ir.JsonValue):
+        kind = e.schema.get("type")
+        if kind == "object" or "properties" in e.schema or not kind:
+            return "{}"
+        simple = {"string": '""', "integer": "0", "number": "0", "boolean": "true"}
+        return simple.get(str(kind), "[]" if kind == "array" else "null")
+    if isinstance(e, ir.Repeat):
+        return "" if e.min == 0 else _shortest(rules, e.item, active)
+    if isinstance(e, ir.Seq):
+        parts = [_shortest(rules, i, active) for i in e.items]
+        return None if None in parts else "".join(p for p in parts if p is not None)
+    if isinstance(e, ir.Alt):
+        for alt in e.alts:
+            found = _shortest(rules, alt, active)
+            if found is not None:
+                return found
+        return None
+    if isinstance(e, ir.RuleRef):
+        if e.name in active:
+            return None
+        return _shortest(rules, rules[e.name], active | {e.name})
+    return None
+
+
+def _body_grammar(lowered: ir.Lowered, body: ir.Expr) -> str:
+    """The body as xgrammar EBNF (GBNF syntax, which it reads), root rule first."""
+    reach: dict[str, ir.Expr] = {}
+    stack = [body]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ir.RuleRef):
+            if e.name not in reach:
+                reach[e.name] = lowered.rules[e.name]
+                stack.append(reach[e.name])
+        else:
+            stack.extend(ir._children(e))
+    return gbnf.render(ir.Lowered("call-body", {"call-body": body, **reach}))
+
+
+def _checked(
+    fmt: Any, tools: Any, lowered: ir.Lowered, split: tuple[str, str, ir.Expr, str]
+) -> tuple[str, str, str] | None:
+    """(begin, EBNF of the body, end) where the format's parser reads a short call so
+    written back as this one call, else None."""
+    from ..stream import parse
+
+    before, begin, body, end = split
+    sample = _shortest(lowered.rules, body, frozenset())
+    if sample is None:
+        return None
+    grammar = _body_grammar(lowered, body)
+    if _OPEN.text.decode() in grammar or _CLOSE.text.decode() in grammar:
+        return None  # the body would hold another call
+    text = before + begin + sample + end
+    message = parse(text, fmt, tools=tools, reasoning_in_prompt=False)
+    if message.errors or [c.name for c in message.tool_calls] != [tools[0]["function"]["name"]]:
+        return None
+    return begin, grammar, end
+
+
+def _call_grammar(fmt: Any, tool: ir.Tool) -> tuple[str, str, str]:
+    """(begin, EBNF of the body, end) of a call of this tool."""
+    lowerer = _MarkingLowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
+    lowered = lowerer.lower(fmt.grammar.entries["start"], (ir.ONE,))
+    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.schema}}]
+    later = []
+    for split in _Split(lowered, tool.name).splits():
+        opening = split[1][: split[1].index(tool.name)]
+        if not opening.strip():
+            continue
+        # a begin that starts with one of the format's markers first (it triggers there)
+        if not any(opening.startswith(m) for m in fmt.markers):
+            later.append(split)
+            continue
+        found = _checked(fmt, tools, lowered, split)
+        if found is not None:
+            return found
+    for split in later:
+        found = _checked(fmt, tools, lowered, split)
+        if found is not None:
+            return found
+    raise NotImplementedError(
+        f"format {fmt.name!r}: no fixed text begins a call with its tool name"
+    )
+
+
 def to_structural_tag(
     fmt: Any,
     tools: Sequence[Mapping[str, Any]],
@@ -136,7 +375,19 @@ def to_structural_tag(
     tags = []
     triggers: list[str] = []
     for tool in allowed:
-        begin, end = _call_text(fmt, tool)
+        content: dict[str, Any]
+        try:
+            begin, end = _call_text(fmt, tool)
+            content = {"type": "json_schema", "json_schema": dict(tool.schema)}
+        except NotImplementedError as refused:
+            # the call body as a grammar (XML-style parameters, a channel header, ...)
+            if legacy:
+                raise NotImplementedError(
+                    f"format {fmt.name!r}: a call is not its tool name and one JSON value of "
+                    "arguments, and the legacy structures shape holds only a JSON schema"
+                ) from refused
+            begin, grammar, end = _call_grammar(fmt, tool)
+            content = {"type": "grammar", "grammar": grammar}
         trigger = begin[: begin.index(tool.name)]
         # trigger on the format's marker that opens the call, where there is one
         opening = [m for m in fmt.markers if trigger.startswith(m)]
@@ -148,11 +399,11 @@ def to_structural_tag(
             )
         if trigger not in triggers:
             triggers.append(trigger)
-        tags.append((begin, dict(tool.schema), end))
+        tags.append((begin, content, end))
     if legacy:
         return {
             "type": "structural_tag",
-            "structures": [{"begin": b, "schema": s, "end": e} for b, s, e in tags],
+            "structures": [{"begin": b, "schema": c["json_schema"], "end": e} for b, c, e in tags],
             "triggers": triggers,
         }
     return {
@@ -160,15 +411,7 @@ def to_structural_tag(
         "format": {
             "type": "triggered_tags",
             "triggers": triggers,
-            "tags": [
-                {
-                    "type": "tag",
-                    "begin": b,
-                    "content": {"type": "json_schema", "json_schema": s},
-                    "end": e,
-                }
-                for b, s, e in tags
-            ],
+            "tags": [{"type": "tag", "begin": b, "content": c, "end": e} for b, c, e in tags],
             "at_least_one": ir.ZERO not in counts and ir.ANY not in counts,
             "stop_after_first": ir.ANY not in counts and ir.SOME not in counts,
         },
