@@ -159,7 +159,7 @@ def test_structural_tag(name: str) -> None:
         with pytest.raises(NotImplementedError, match=NOT_EXPRESSIBLE[name]):
             fmt.structural_tag(tools)
         return
-    tag = fmt.structural_tag(tools)
+    tag = _tag(name)
     jsonschema.validate(tag, FORMAT_SHAPE)
     triggers = tag["format"]["triggers"]
     checked = 0
@@ -215,9 +215,15 @@ def test_tool_choice_flags() -> None:
 
 
 @cache
+def _tag(name: str) -> dict[str, Any]:
+    tag: dict[str, Any] = get_format(name).structural_tag(_tools(name))
+    return tag
+
+
+@cache
 def _tags(name: str) -> dict[str, tuple[bytes, str, bytes]]:
     """Each tool's (begin, grammar in llguidance's Lark, end)."""
-    tags = get_format(name).structural_tag(_tools(name))["format"]["tags"]
+    tags = _tag(name)["format"]["tags"]
     out = {}
     for spec, tool in zip(tags, _tools(name), strict=True):
         out[tool["function"]["name"]] = (
@@ -228,10 +234,16 @@ def _tags(name: str) -> dict[str, tuple[bytes, str, bytes]]:
     return out
 
 
-def _body_ends(lark: str, data: bytes) -> list[int]:
-    """The lengths of the prefixes of data the grammar takes whole."""
+@cache
+def _matcher(lark: str) -> Any:
     matcher = llguidance.LLMatcher(TOKENIZER, lark, log_level=0)
     assert not matcher.is_error(), matcher.get_error()
+    return matcher
+
+
+def _body_ends(lark: str, data: bytes) -> list[int]:
+    """The lengths of the prefixes of data the grammar takes whole."""
+    matcher = _matcher(lark).deep_copy()  # compiled once per grammar
     ends = [0] if matcher.is_accepting() else []
     for at, byte in enumerate(data):
         if not matcher.consume_token(byte):

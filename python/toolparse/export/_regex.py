@@ -3,6 +3,7 @@ outlines-core and GBNF's character classes read it)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -228,6 +229,12 @@ class TextAutomaton:
 
 
 def text_automaton(stops: Iterable[g.Stop]) -> TextAutomaton:
+    return _text_automaton(tuple(stops))
+
+
+@functools.lru_cache(maxsize=256)
+def _text_automaton(stops: tuple[g.Stop, ...]) -> TextAutomaton:
+    # built once per set of stops: an export writes the same text in many rules
     found = text_stops(stops)
     follow = dict(found.follow)
     alphabet = {c for m in found.markers for c in m}

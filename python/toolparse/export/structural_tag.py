@@ -374,18 +374,22 @@ def to_structural_tag(
     allowed, counts = ir.allowed_tools(tools, tool_choice, parallel_tool_calls)
     tags = []
     triggers: list[str] = []
+    refused: NotImplementedError | None = None
     for tool in allowed:
         content: dict[str, Any]
         try:
+            if refused is not None:
+                raise refused  # the call's shape is the format's: no need to search again
             begin, end = _call_text(fmt, tool)
             content = {"type": "json_schema", "json_schema": dict(tool.schema)}
-        except NotImplementedError as refused:
+        except NotImplementedError as error:
+            refused = error
             # the call body as a grammar (XML-style parameters, a channel header, ...)
             if legacy:
                 raise NotImplementedError(
                     f"format {fmt.name!r}: a call is not its tool name and one JSON value of "
                     "arguments, and the legacy structures shape holds only a JSON schema"
-                ) from refused
+                ) from error
             begin, grammar, end = _call_grammar(fmt, tool)
             content = {"type": "grammar", "grammar": grammar}
         trigger = begin[: begin.index(tool.name)]
