@@ -1,14 +1,23 @@
 """Export a format's calls as an xgrammar structural tag.
 
-A structural tag lists, per tool, the text that begins its call, the JSON Schema of its
-arguments and the text that ends it, and the triggers: the texts at which a call may
-begin (each begin starts with one).  The begin and end come from the same lowered grammar
-as the Lark export: for each tool, the grammar of an output that holds exactly that one
-call is searched for the shortest way through it, and the literal text before and after
-the arguments becomes the begin and end (optional whitespace is left out, the first of
-alternative spellings is taken).  Formats whose arguments are not one JSON value (XML
-parameters, Python calls) or whose call envelope holds free text cannot be described this
-way: NotImplementedError says so.
+A structural tag lists, per tool, the text that begins its call, its content and the text
+that ends it, and the triggers: the texts at which a call may begin (each begin starts
+with one).  Everything comes from the same lowered grammar as the Lark export.
+
+Where a call is its tool name and one JSON value of arguments between fixed texts, the
+content is the arguments' JSON Schema: the grammar of an output that holds exactly that
+one call is searched for the shortest way through it, and the literal text before and
+after the arguments becomes the begin and end (optional whitespace is left out, the first
+of alternative spellings is taken).
+
+Otherwise (XML-style parameters, Gemma notation, a channel header naming the tool, an
+index before the arguments) the content is an EBNF grammar of the call body, written by
+the GBNF writer (xgrammar reads GBNF's syntax): the lowered grammar marks where each call
+begins and ends, the begin is the run of fixed text that holds the tool name, the end the
+fixed text that closes the call, and the body is what lies between.  The legacy
+``structures`` shape holds only a JSON Schema, and refuses these.  Formats with Python
+literal values, or without tool calls, have no structural tag: NotImplementedError says
+so.
 """
 
 from __future__ import annotations
