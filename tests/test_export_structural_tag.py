@@ -163,15 +163,20 @@ def test_structural_tag(name: str) -> None:
     jsonschema.validate(tag, FORMAT_SHAPE)
     triggers = tag["format"]["triggers"]
     checked = 0
+    if name in GRAMMAR:
+        # a tag or more per tool (spellings of the begin), each a grammar; the fixtures
+        # check the bodies (test_grammar_tag_takes_the_fixture_calls)
+        by_tool = _tags(name)
+        assert list(by_tool) == [t["function"]["name"] for t in tools]
+        assert all(by_tool.values())
+        assert sum(len(v) for v in by_tool.values()) == len(tag["format"]["tags"])
+        for spec in tag["format"]["tags"]:
+            assert any(spec["begin"].startswith(t) for t in triggers)
+            assert spec["content"]["type"] == "grammar"
+        return
     for spec, tool in zip(tag["format"]["tags"], tools, strict=True):
         assert any(spec["begin"].startswith(t) for t in triggers)
         function = tool["function"]
-        assert function["name"] in spec["begin"]
-        if name in GRAMMAR:
-            # the fixtures check the body (test_grammar_tag_takes_the_fixture_calls)
-            assert spec["content"]["type"] == "grammar"
-            checked += 1
-            continue
         assert spec["content"]["json_schema"] == (function.get("parameters") or {"type": "object"})
         arguments = _arguments(spec["content"]["json_schema"])
         if arguments is None:
@@ -221,15 +226,20 @@ def _tag(name: str) -> dict[str, Any]:
 
 
 @cache
-def _tags(name: str) -> dict[str, tuple[bytes, str, bytes]]:
-    """Each tool's (begin, grammar in llguidance's Lark, end)."""
+def _tags(name: str) -> dict[str, list[tuple[bytes, str, bytes]]]:
+    """Each tool's tags: (begin, grammar in llguidance's Lark, end), in the tools' order."""
     tags = _tag(name)["format"]["tags"]
-    out = {}
-    for spec, tool in zip(tags, _tools(name), strict=True):
-        out[tool["function"]["name"]] = (
-            spec["begin"].encode(),
-            gbnf_to_lark(spec["content"]["grammar"]),
-            spec["end"].encode(),
+    names = [t["function"]["name"] for t in _tools(name)]
+    out: dict[str, list[tuple[bytes, str, bytes]]] = {n: [] for n in names}
+    for spec in tags:
+        # the longest tool name in the begin (get_weather_forecast over get_weather)
+        tool = max((n for n in names if n in spec["begin"]), key=len)
+        out[tool].append(
+            (
+                spec["begin"].encode(),
+                gbnf_to_lark(spec["content"]["grammar"]),
+                spec["end"].encode(),
+            )
         )
     return out
 
@@ -259,10 +269,12 @@ def _calls_through_tags(name: str, raw: bytes, calls: list[dict[str, Any]]) -> s
     tags = _tags(name)
     cursor = 0
     for call in calls:
-        begin, lark, end = tags[call["name"]]
-        at = raw.find(begin, cursor)
-        if at < 0:
-            return f"no {begin!r} after byte {cursor}"
+        # the tag of this tool whose begin comes first (the longest there)
+        found = [(raw.find(b, cursor), -len(b), b, lark, e) for b, lark, e in tags[call["name"]]]
+        found = [f for f in found if f[0] >= 0]
+        if not found:
+            return f"no begin of {call['name']} after byte {cursor}"
+        at, _, begin, lark, end = min(found)
         start = at + len(begin)
         ends = [n for n in _body_ends(lark, raw[start:]) if raw[start + n :].startswith(end)]
         if not ends:
@@ -331,24 +343,14 @@ TAG_KNOWN: dict[str, str] = {
             "gpt_oss/single_call",
             "gpt_oss/text_after_arguments_is_ignored",
             "gpt_oss/tool_names_that_are_prefixes",
-            "gpt_oss/call_in_role_header",
         ),
-        _SPELLING + "names the tool in the channel header (`<|channel|>commentary "
-        "to=functions.NAME`) or in a role header without `<|start|>`, where the begin is "
-        "the format's first spelling (`<|start|>assistant to=functions.NAME`)",
+        "the header text before `<|message|>` holds `<|constrain|>`, which the text "
+        "automaton takes; " + _MARKER_TEXT[_MARKER_TEXT.index("GBNF text") :],
     ),
-    **dict.fromkeys(
-        (
-            "hunyuan/hy4_parallel_calls_without_tool_sep",
-            "hunyuan/reasoning_in_prompt_then_call_suffixed_tokens",
-            "hunyuan/rewritten_think_in_prompt_mode_is_dropped",
-        ),
-        _SPELLING + "writes the `:opensource` spelling of the markers",
-    ),
+    "gpt_oss/call_in_role_header": _SPELLING + "names the tool in a role header with no "
+    "`<|start|>assistant` before it",
     "kimi_k2/id_without_prefix_and_with_spaces": _SPELLING
     + "leaves out `functions.` and writes a space before the name",
-    "minicpm5/single_quoted_names": _SPELLING + "quotes the name with `'`",
-    "gemma4/call_without_call_prefix_and_quoted_key": _SPELLING + "leaves out `call`",
     "minicpm5/typed_values_every_schema_type": "a typed value spelled TRUE is refused (as in Lark)",
     "minimax_m3/json_text_array_and_object": "text cannot end with the beginning of its "
     "stop right before it: JSON text ending in `]` before `]<]minimax[>[` (as in Lark)",

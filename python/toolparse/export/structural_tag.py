@@ -14,7 +14,8 @@ Otherwise (XML-style parameters, Gemma notation, a channel header naming the too
 index before the arguments) the content is an EBNF grammar of the call body, written by
 the GBNF writer (xgrammar reads GBNF's syntax): the lowered grammar marks where each call
 begins and ends, the begin is the run of fixed text that holds the tool name, the end the
-fixed text that closes the call, and the body is what lies between.  The legacy
+fixed text that closes the call, and the body is what lies between; each spelling of the
+begin (alternative markers, an optional prefix) gets a tag of its own.  The legacy
 ``structures`` shape holds only a JSON Schema, and refuses these.  Formats with Python
 literal values, or without tool calls, have no structural tag: NotImplementedError says
 so.
@@ -133,6 +134,8 @@ _OPEN = ir.Lit(b"\x00call\x00")
 _CLOSE = ir.Lit(b"\x00/call\x00")
 _JOIN = "\x00"  # whitespace left out, in a run of text being read
 _STEPS = 20000  # expansions tried per tool before giving up
+_SPELLINGS = 6  # begins kept per tool
+_MORE = 400  # ways looked at for other begins once one is found
 
 
 class _MarkingLowerer(ir.Lowerer):
@@ -340,27 +343,41 @@ def _checked(
     return begin, grammar, end
 
 
-def _call_grammar(fmt: Any, tool: ir.Tool) -> tuple[str, str, str]:
-    """(begin, EBNF of the body, end) of a call of this tool."""
+def _call_grammar(fmt: Any, tool: ir.Tool) -> list[tuple[str, str, str]]:
+    """(begin, EBNF of the body, end) of a call of this tool, for each spelling of the
+    begin (alternative markers or headers, an optional prefix; whitespace aside)."""
     lowerer = _MarkingLowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
     lowered = lowerer.lower(fmt.grammar.entries["start"], (ir.ONE,))
     tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.schema}}]
+    found: dict[str, tuple[str, str, str]] = {}
     later = []
+    looked = 0
     for split in _Split(lowered, tool.name).splits():
+        if found:
+            looked += 1
+            if looked > _MORE:
+                break
         opening = split[1][: split[1].index(tool.name)]
         if not opening.strip():
             continue
-        # a begin that starts with one of the format's markers first (it triggers there)
+        # begins that start with one of the format's markers first (they trigger there)
         if not any(opening.startswith(m) for m in fmt.markers):
             later.append(split)
             continue
-        found = _checked(fmt, tools, lowered, split)
-        if found is not None:
-            return found
+        spelling = "".join(split[1].split())
+        if any(spelling.endswith(known) for known in found):
+            continue  # the same begin with more of the output before it
+        checked = _checked(fmt, tools, lowered, split)
+        if checked is not None:
+            found[spelling] = checked
+            if len(found) == _SPELLINGS:
+                break
+    if found:
+        return list(found.values())
     for split in later:
-        found = _checked(fmt, tools, lowered, split)
-        if found is not None:
-            return found
+        checked = _checked(fmt, tools, lowered, split)
+        if checked is not None:
+            return [checked]
     raise NotImplementedError(
         f"format {fmt.name!r}: no fixed text begins a call with its tool name"
     )
@@ -385,12 +402,12 @@ def to_structural_tag(
     triggers: list[str] = []
     refused: NotImplementedError | None = None
     for tool in allowed:
-        content: dict[str, Any]
+        calls: list[tuple[str, dict[str, Any], str]]
         try:
             if refused is not None:
                 raise refused  # the call's shape is the format's: no need to search again
             begin, end = _call_text(fmt, tool)
-            content = {"type": "json_schema", "json_schema": dict(tool.schema)}
+            calls = [(begin, {"type": "json_schema", "json_schema": dict(tool.schema)}, end)]
         except NotImplementedError as error:
             refused = error
             # the call body as a grammar (XML-style parameters, a channel header, ...)
@@ -399,20 +416,23 @@ def to_structural_tag(
                     f"format {fmt.name!r}: a call is not its tool name and one JSON value of "
                     "arguments, and the legacy structures shape holds only a JSON schema"
                 ) from error
-            begin, grammar, end = _call_grammar(fmt, tool)
-            content = {"type": "grammar", "grammar": grammar}
-        trigger = begin[: begin.index(tool.name)]
-        # trigger on the format's marker that opens the call, where there is one
-        opening = [m for m in fmt.markers if trigger.startswith(m)]
-        if opening:
-            trigger = max(opening, key=len)
-        if not trigger:
-            raise NotImplementedError(
-                f"format {fmt.name!r}: nothing comes before the tool name to trigger on"
-            )
-        if trigger not in triggers:
-            triggers.append(trigger)
-        tags.append((begin, content, end))
+            calls = [
+                (begin, {"type": "grammar", "grammar": grammar}, end)
+                for begin, grammar, end in _call_grammar(fmt, tool)
+            ]
+        for begin, content, end in calls:
+            trigger = begin[: begin.index(tool.name)]
+            # trigger on the format's marker that opens the call, where there is one
+            opening = [m for m in fmt.markers if trigger.startswith(m)]
+            if opening:
+                trigger = max(opening, key=len)
+            if not trigger:
+                raise NotImplementedError(
+                    f"format {fmt.name!r}: nothing comes before the tool name to trigger on"
+                )
+            if trigger not in triggers:
+                triggers.append(trigger)
+            tags.append((begin, content, end))
     if legacy:
         return {
             "type": "structural_tag",
