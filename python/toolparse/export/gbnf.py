@@ -275,7 +275,8 @@ def _triggers(fmt: Any, tools: Sequence[Mapping[str, Any]]) -> list[str]:
     from .structural_tag import to_structural_tag
 
     try:
-        found = to_structural_tag(fmt, tools)["format"]["triggers"]
+        # the legacy shape: JSON Schema tags only, whose triggers begin the whole call
+        found = to_structural_tag(fmt, tools, legacy=True)["triggers"]
         return [str(t) for t in found]
     except (NotImplementedError, ValueError):
         pass
