@@ -7,6 +7,7 @@ converter) takes."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -173,6 +174,9 @@ def test_structural_tag(name: str) -> None:
         for spec in tag["format"]["tags"]:
             assert any(spec["begin"].startswith(t) for t in triggers)
             assert spec["content"]["type"] == "grammar"
+            # xgrammar's EBNF lexer reads a C string, one rule a line: control characters
+            # are written as escapes
+            assert not re.search("[\x00-\x09\x0b-\x1f]", spec["content"]["grammar"])
         return
     for spec, tool in zip(tag["format"]["tags"], tools, strict=True):
         assert any(spec["begin"].startswith(t) for t in triggers)
