@@ -378,6 +378,8 @@ def test_grammar_formats_are_covered() -> None:
 def test_legacy_shape_refuses_a_grammar() -> None:
     with pytest.raises(NotImplementedError, match="legacy structures shape holds only a JSON"):
         to_structural_tag(get_format("qwen3_coder"), _tools("qwen3_coder"), legacy=True)
+    with pytest.raises(NotImplementedError, match="Python literal"):
+        to_structural_tag(get_format("lfm2"), _tools("lfm2"), legacy=True)
 
 
 _CITY = {

@@ -123,10 +123,14 @@ def _call_text(fmt: Any, tool: ir.Tool) -> tuple[str, str]:
         # first way the format's own parser reads back as this call
         if _reads_back(fmt, tool, begin, end):
             return begin, end
-    raise NotImplementedError(
+    raise _NotOneJson(
         f"format {fmt.name!r}: a call is not its tool name and one JSON value of arguments "
-        "between fixed texts, so it has no structural tag"
+        "between fixed texts, so it has no JSON Schema tag"
     )
+
+
+class _NotOneJson(NotImplementedError):
+    """A call that is not its tool name and one JSON value (a grammar tag may hold it)."""
 
 
 # where a tool_call tag begins and ends in the lowered grammar (bytes no format writes)
@@ -400,7 +404,7 @@ def to_structural_tag(
     allowed, counts = ir.allowed_tools(tools, tool_choice, parallel_tool_calls)
     tags = []
     triggers: list[str] = []
-    refused: NotImplementedError | None = None
+    refused: _NotOneJson | None = None
     for tool in allowed:
         calls: list[tuple[str, dict[str, Any], str]]
         try:
@@ -408,7 +412,7 @@ def to_structural_tag(
                 raise refused  # the call's shape is the format's: no need to search again
             begin, end = _call_text(fmt, tool)
             calls = [(begin, {"type": "json_schema", "json_schema": dict(tool.schema)}, end)]
-        except NotImplementedError as error:
+        except _NotOneJson as error:
             refused = error
             # the call body as a grammar (XML-style parameters, a channel header, ...)
             if legacy:
