@@ -141,8 +141,9 @@ class Format:
         parallel_tool_calls: bool = True,
     ) -> dict[str, Any]:
         """This format's calls as an xgrammar structural tag for these tools: per tool the
-        text that begins its call, its arguments schema and the text that ends it, and
-        the triggers (docs/export.md)."""
+        text that begins its call, what lies between (its arguments schema, or a grammar
+        where the call's body is not one JSON value) and the text that ends it, and the
+        triggers (docs/export.md)."""
         from ..export.structural_tag import to_structural_tag
 
         return to_structural_tag(
