@@ -4,5 +4,6 @@ written for constrained-decoding engines (docs/export.md)."""
 from __future__ import annotations
 
 from .lark import to_lark
+from .regex import to_regex
 
-__all__ = ["to_lark"]
+__all__ = ["to_lark", "to_regex"]

@@ -171,6 +171,28 @@ class Format:
             reasoning_in_prompt=reasoning_in_prompt,
         )
 
+    def regex(
+        self,
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        tool_choice: str | Mapping[str, Any] = "auto",
+        parallel_tool_calls: bool = True,
+        reasoning_in_prompt: bool | None = None,
+    ) -> str:
+        """This format as one regular expression for these tools, as outlines-core reads
+        it (Rust regex syntax, no lookaround): the whole output must match it
+        (docs/export.md).  NotImplementedError where the format or a schema nests to any
+        depth or writes Python values."""
+        from ..export.regex import to_regex
+
+        return to_regex(
+            self,
+            tools,
+            tool_choice=tool_choice,
+            parallel_tool_calls=parallel_tool_calls,
+            reasoning_in_prompt=reasoning_in_prompt,
+        )
+
     def entry(self, reasoning_in_prompt: bool | None) -> str:
         in_prompt = self.reasoning_in_prompt if reasoning_in_prompt is None else reasoning_in_prompt
         if in_prompt:

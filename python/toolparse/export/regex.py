@@ -1,0 +1,532 @@
+"""Export a format to one regular expression, as outlines-core reads it (Rust regex syntax
+without lookaround or backreferences; the expression is also valid for Python's re).
+
+The lowered grammar (_ir.py) is written out with every rule inlined, so a grammar whose
+rules refer to themselves (values nested to any depth) has no regex and is refused with
+NotImplementedError.  What keeps the expression small:
+
+* text that holds none of a set of stops is the marker automaton's loop at its start
+  state, found by eliminating the other states deepest first (linear in the markers'
+  length for markers that do not overlap themselves);
+* JSON whitespace is one space, or a newline and an indent (WHITESPACE; outlines'
+  default is ``[ ]?``): pretty-printed arguments match, blank lines do not;
+* a JSON Schema's optional properties are written without repeating the ones after them
+  where a required property follows;
+* free-form JSON (a schema with no properties) is bounded to MAX_DEPTH nested
+  containers, each level written once per place it can appear.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import _ir as ir
+
+# JSON whitespace between tokens: one space, or a newline and an indent (pretty-printed
+# JSON); at most one newline, where outlines' default [ ]? has none (and where
+# [ \t\n]* would let a model pad with blank lines), and cheap in a DFA
+WHITESPACE = r"(?:[ ]|\n[ \t]*)?"
+# free-form JSON (a schema with no properties): containers nested at most this deep, the
+# object itself counting (1: an object of scalars); each level multiplies the expression
+MAX_DEPTH = 1
+
+# -- regular expressions as text with a precedence -----------------------------------------
+
+_ALT, _CAT, _ATOM = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class _R:
+    """A regex: its text, how loosely it binds, and (single-character sets only) the set,
+    so alternatives of sets merge into one class."""
+
+    text: str
+    prec: int
+    chars: frozenset[str] | None = None
+    negated: bool = False
+
+
+_EMPTY = _R("", _CAT)
+_CLASS_META = set("\\]^-[&~|")
+_META = set("\\.+*?()|[]{}^$#&-~")
+
+
+def _char(ch: str, in_class: bool) -> str:
+    if ord(ch) < 0x20 or ord(ch) == 0x7F:
+        return f"\\x{ord(ch):02x}"
+    if ch in (_CLASS_META if in_class else _META):
+        return "\\" + ch
+    return ch
+
+
+def _set(chars: Iterable[str], negated: bool = False) -> _R:
+    members = frozenset(chars)
+    if not negated and len(members) == 1:
+        (ch,) = members
+        return _R(_char(ch, False), _ATOM, members)
+    body = []
+    ordered = sorted(members)
+    k = 0
+    while k < len(ordered):
+        j = k
+        while j + 1 < len(ordered) and ord(ordered[j + 1]) == ord(ordered[j]) + 1:
+            j += 1
+        if j - k >= 2:
+            body.append(f"{_char(ordered[k], True)}-{_char(ordered[j], True)}")
+        else:
+            body.extend(_char(c, True) for c in ordered[k : j + 1])
+        k = j + 1
+    return _R(f"[{'^' if negated else ''}{''.join(body)}]", _ATOM, members, negated)
+
+
+def _raw(text: str, prec: int = _ALT) -> _R:
+    return _R(text, prec)
+
+
+def _lit(text: str) -> _R:
+    if len(text) == 1:
+        return _set(text)
+    return _R("".join(_char(c, False) for c in text), _CAT)
+
+
+def _wrap(r: _R, prec: int) -> str:
+    return r.text if r.prec >= prec else f"(?:{r.text})"
+
+
+def _cat(*items: _R | None) -> _R | None:
+    parts = []
+    for r in items:
+        if r is None:
+            return None
+        if r.text:
+            parts.append(r)
+    if not parts:
+        return _EMPTY
+    if len(parts) == 1:
+        return parts[0]
+    return _R("".join(_wrap(r, _CAT) for r in parts), _CAT)
+
+
+def _union(a: _R, b: _R) -> _R:
+    """Two character sets as one."""
+    assert a.chars is not None and b.chars is not None
+    if not a.negated and not b.negated:
+        return _set(a.chars | b.chars)
+    if a.negated and b.negated:
+        return _set(a.chars & b.chars, negated=True)
+    neg, pos = (a, b) if a.negated else (b, a)
+    assert neg.chars is not None and pos.chars is not None
+    return _set(neg.chars - pos.chars, negated=True)
+
+
+def _alt(items: Iterable[_R | None]) -> _R | None:
+    out: list[_R] = []
+    cls: _R | None = None
+    empty = False
+    for r in items:
+        if r is None:
+            continue
+        if not r.text:
+            empty = True
+        elif r.chars is not None:
+            cls = r if cls is None else _union(cls, r)
+        elif r not in out:
+            out.append(r)
+    if cls is not None:
+        out.insert(0, cls)
+    if not out:
+        return _EMPTY if empty else None
+    body = out[0] if len(out) == 1 else _R("|".join(_wrap(r, _CAT) for r in out), _ALT)
+    return _opt(body) if empty else body
+
+
+def _opt(r: _R) -> _R:
+    # already optional (a quantifier, not an escaped "?" or "*")
+    quantified = r.text.endswith(("?", "*")) and not r.text.endswith(("\\?", "\\*"))
+    if not r.text or (quantified and r.prec == _ATOM):
+        return r
+    return _R(_wrap(r, _ATOM) + "?", _ATOM)
+
+
+def _star(r: _R, least: int = 0) -> _R:
+    if not r.text:
+        return r
+    return _R(_wrap(r, _ATOM) + ("+" if least else "*"), _ATOM)
+
+
+def _times(r: _R, low: int, high: int | None) -> _R:
+    if (low, high) == (0, None):
+        return _star(r)
+    if (low, high) == (1, None):
+        return _star(r, 1)
+    if (low, high) == (0, 1):
+        return _opt(r)
+    if (low, high) == (1, 1):
+        return r
+    top = "" if high is None else str(high)
+    return _R(_wrap(r, _ATOM) + (f"{{{low}}}" if low == high else f"{{{low},{top}}}"), _ATOM)
+
+
+# -- text holding none of a set of stops -----------------------------------------------------
+
+
+def stop_free_text(markers: Iterable[str], min1: bool) -> _R:
+    """Text that holds none of the markers and does not end with the beginning of one.
+
+    A marker lies within a run of the characters markers are made of, so the text is a
+    sequence of pieces that each bring the markers' automaton (a state per beginning of a
+    marker read so far) back to its start: a run of marker characters that returns there
+    by itself, or one that stops anywhere short of a marker followed by any other
+    character.  Both runs are found by eliminating the automaton's states deepest first;
+    the one class holding every other character (all of Unicode) is written once, which
+    keeps a byte-level DFA of the text small."""
+    found = set(markers)
+    found = {m for m in found if not any(o != m and o in m for o in found)}
+    if not found:
+        return _star(_raw("(?s:.)", _ATOM), 1 if min1 else 0)
+    states = sorted({m[:k] for m in found for k in range(len(m))}, key=len)
+    alphabet = sorted({c for m in found for c in m})
+    edges: dict[tuple[str, str], _R] = {}
+    final = "<final>"  # any state but the start: a run that stops short of a marker
+    for p in states:
+        for ch in alphabet:
+            s = p + ch
+            if any(s.endswith(m) for m in found):
+                continue
+            target = next(q for q in reversed(states) if s.endswith(q))
+            old = edges.get((p, target))
+            edges[p, target] = _set(ch) if old is None else _union(old, _set(ch))
+        if p:
+            edges[p, final] = _EMPTY
+    for s in reversed(states[1:]):
+        loop = edges.pop((s, s), None)
+        ins = [(p, r) for (p, q), r in edges.items() if q == s]
+        outs = [(q, r) for (p, q), r in edges.items() if p == s]
+        for key in [k for k in edges if s in k]:
+            del edges[key]
+        middle = _EMPTY if loop is None else _star(loop)
+        for p, r_in in ins:
+            for q, r_out in outs:
+                step = _cat(r_in, middle, r_out)
+                assert step is not None
+                old = edges.get((p, q))
+                joined = _alt([old, step]) if old is not None else step
+                assert joined is not None
+                edges[p, q] = joined
+    other = _set(alphabet, negated=True)
+    partial = edges.get(("", final))
+    piece = _alt([edges.get(("", "")), _cat(_EMPTY if partial is None else _opt(partial), other)])
+    assert piece is not None
+    return _star(piece, 1 if min1 else 0)
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+_STRING_CHAR = r'[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})'
+_STRING = _raw(f'"(?:{_STRING_CHAR})*"', _CAT)
+_INTEGER = r"-?(?:0|[1-9][0-9]*)"
+_NUMBER = _INTEGER + r"(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+_SCALAR = {
+    "string": _STRING,
+    "integer": _raw(_INTEGER, _CAT),
+    "number": _raw(_NUMBER, _CAT),
+    "boolean": _raw("true|false"),
+    "null": _lit("null"),
+}
+# a parameter value in its format's own notation: Python's spellings too, as the parser
+# reads them
+_PATTERNS = {
+    "integer": _raw(_INTEGER, _CAT),
+    "number": _raw(_NUMBER, _CAT),
+    "boolean": _raw("true|false|True|False"),
+    "null": _raw("null|None"),
+}
+
+
+class _Json:
+    """JSON Schema to regex, for one whitespace pattern and nesting bound."""
+
+    def __init__(self, ws: str, depth: int, refuse: Callable[[str], NotImplementedError]):
+        # the default is one group already; another pattern is grouped when it needs it
+        self.ws = _raw(ws, _ATOM if ws == WHITESPACE else _ALT) if ws else _EMPTY
+        self.depth = depth
+        self.refuse = refuse
+        self._free: dict[int, _R] = {}
+
+    def _seq(self, *items: _R | None) -> _R:
+        out = _cat(*items)
+        assert out is not None
+        return out
+
+    def _list(self, item: _R, low: int = 0, high: int | None = None) -> _R:
+        """Items separated by commas (with whitespace), low to high of them."""
+        if high == 0:
+            return _EMPTY
+        rest = _times(
+            self._seq(_lit(","), self.ws, item, self.ws),
+            max(low - 1, 0),
+            None if high is None else high - 1,
+        )
+        body = self._seq(item, self.ws, rest)
+        return body if low >= 1 else _opt(body)
+
+    def free(self, depth: int) -> _R:
+        """Any JSON value with at most `depth` nested containers."""
+        if depth not in self._free:
+            scalars = [_SCALAR[k] for k in ("string", "number", "boolean", "null")]
+            if depth <= 0:
+                found = _alt(scalars)
+            else:
+                found = _alt([*scalars, self.free_object(depth), self.free_array(depth)])
+            assert found is not None
+            self._free[depth] = found
+        return self._free[depth]
+
+    def free_object(self, depth: int, value: _R | None = None) -> _R:
+        item = value if value is not None else self.free(depth - 1)
+        member = self._seq(_STRING, self.ws, _lit(":"), self.ws, item)
+        return self._seq(_lit("{"), self.ws, self._list(member), _lit("}"))
+
+    def free_array(self, depth: int) -> _R:
+        item = self.free(depth - 1)
+        return self._seq(_lit("["), self.ws, self._list(item), _lit("]"))
+
+    def value(self, schema: Any, depth: int, root: Any, refs: frozenset[str]) -> _R:
+        if schema is True or schema == {} or not isinstance(schema, Mapping):
+            if schema is False:
+                raise self.refuse("the schema false (no value)")
+            return self.free(depth)
+        if "$ref" in schema:
+            ref = schema["$ref"]
+            if not isinstance(ref, str) or not ref.startswith("#/"):
+                raise self.refuse(f"the schema reference {ref!r}")
+            if ref in refs:
+                raise self.refuse(f"the recursive schema reference {ref!r} (unbounded nesting)")
+            target = root
+            for part in ref[2:].split("/"):
+                if not isinstance(target, Mapping) or part not in target:
+                    raise self.refuse(f"the schema reference {ref!r} (not found)")
+                target = target[part]
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            return self.value({**target, **rest}, depth, root, refs | {ref})
+        if "const" in schema:
+            return self.literal(schema["const"])
+        if isinstance(schema.get("enum"), list):
+            found = _alt(self.literal(v) for v in schema["enum"])
+            if found is None:
+                raise self.refuse("an empty enum")
+            return found
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list):
+                rest = {k: v for k, v in schema.items() if k != key}
+                alts = [
+                    self.value({**rest, **s} if isinstance(s, Mapping) else s, depth, root, refs)
+                    for s in schema[key]
+                ]
+                found = _alt(alts)
+                if found is None:
+                    raise self.refuse(f"an empty {key}")
+                return found
+        if "allOf" in schema:
+            raise self.refuse("allOf (an intersection of schemas)")
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            found = _alt(self.value({**schema, "type": k}, depth, root, refs) for k in kind)
+            if found is None:
+                raise self.refuse("an empty type list")
+            return found
+        if kind == "object" or (kind is None and "properties" in schema):
+            return self.object(schema, depth, root, refs)
+        if kind == "array":
+            items = schema.get("items", {})
+            if items == {} or items is True:
+                return self.free_array(depth)
+            item = self.value(items, self.depth, root, refs)
+            low = schema.get("minItems", 0)
+            high = schema.get("maxItems")
+            return self._seq(_lit("["), self.ws, self._list(item, low, high), _lit("]"))
+        if kind == "string":
+            low, high = schema.get("minLength", 0), schema.get("maxLength")
+            if (low, high) == (0, None):
+                return _STRING
+            char = _raw(_STRING_CHAR)
+            return self._seq(_lit('"'), _times(char, low, high), _lit('"'))
+        if kind in ("integer", "number"):
+            found = _SCALAR[kind]
+            low = schema.get("minimum", schema.get("exclusiveMinimum"))
+            if isinstance(low, (int, float)) and low >= 0:
+                # no sign: a cheap part of the bounds (the rest is not checked)
+                found = _raw(found.text.removeprefix("-?"), _CAT)
+            return found
+        if kind in _SCALAR:
+            return _SCALAR[kind]
+        if kind is None:
+            return self.free(depth)
+        raise self.refuse(f"the schema type {kind!r}")
+
+    def literal(self, value: Any) -> _R:
+        return _lit(json.dumps(value, ensure_ascii=False))
+
+    def object(self, schema: Mapping[str, Any], depth: int, root: Any, refs: frozenset[str]) -> _R:
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if not isinstance(props, Mapping) or not props:
+            if extra is False:
+                return self._seq(_lit("{"), self.ws, _lit("}"))
+            value = (
+                self.value(extra, self.depth, root, refs) if isinstance(extra, Mapping) else None
+            )
+            return self.free_object(depth, value)
+        # the declared properties in their order (as outlines and llguidance read them);
+        # any others are left out
+        required = set(schema.get("required") or [])
+        members = []
+        for name, sub in props.items():
+            key = self.literal(str(name))
+            value = self.value(sub, self.depth, root, refs)
+            member = self._seq(key, self.ws, _lit(":"), self.ws, value, self.ws)
+            members.append((member, name in required))
+        sep = self._seq(_lit(","), self.ws)
+        last_required = max((k for k, (_, req) in enumerate(members) if req), default=-1)
+        if last_required >= 0:
+            # those before a required one end with a comma, those after it begin with one
+            parts = []
+            for k, (member, req) in enumerate(members):
+                if k < last_required:
+                    item = self._seq(member, sep)
+                    parts.append(item if req else _opt(item))
+                elif k == last_required:
+                    parts.append(member)
+                else:
+                    parts.append(_opt(self._seq(sep, member)))
+            body = self._seq(*parts)
+        else:
+            # all optional: the first one present, then any of those after it
+            alts = []
+            for k, (member, _) in enumerate(members):
+                after = [_opt(self._seq(sep, m)) for m, _ in members[k + 1 :]]
+                alts.append(self._seq(member, *after))
+            found = _alt(alts)
+            assert found is not None
+            body = _opt(found)
+        return self._seq(_lit("{"), self.ws, body, _lit("}"))
+
+    def string_except(self, words: Sequence[bytes]) -> _R:
+        """A JSON string token other than these literal tokens (quotes included)."""
+        texts = [json.loads(w) for w in words]
+        encoded = [json.dumps(t, ensure_ascii=False)[1:-1] for t in texts]
+        if any("\\" in e for e in encoded):
+            raise self.refuse("a JSON string other than a key with escapes")
+        free = _raw(f'(?:{_STRING_CHAR})*"', _CAT)
+        escape = _raw(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})', _CAT)
+
+        def node(prefix: str) -> _R:
+            nexts = sorted(
+                {e[len(prefix)] for e in encoded if e.startswith(prefix) and len(e) > len(prefix)}
+            )
+            alts: list[_R | None] = [_cat(_lit(c), node(prefix + c)) for c in nexts]
+            other = _set(['"', "\\", *map(chr, range(0x20)), *nexts], negated=True)
+            alts.append(_cat(other, free))
+            alts.append(_cat(escape, free))
+            if prefix not in encoded:
+                alts.append(_lit('"'))
+            found = _alt(alts)
+            assert found is not None
+            return found
+
+        return self._seq(_lit('"'), node(""))
+
+
+# -- the lowered grammar ---------------------------------------------------------------------
+
+
+class _Writer:
+    def __init__(self, lowered: ir.Lowered, what: str, ws: str, depth: int) -> None:
+        self.lowered = lowered
+        self.what = what
+        self.json = _Json(ws, depth, self.refuse)
+        self.done: dict[str, _R | None] = {}
+        self.active: list[str] = []
+
+    def refuse(self, construct: str) -> NotImplementedError:
+        return NotImplementedError(f"{self.what}: {construct} cannot be expressed as a regex")
+
+    def rule(self, name: str) -> _R | None:
+        if name in self.active:
+            raise self.refuse(
+                f"the rule {name!r}, which holds itself (values nested to any depth),"
+            )
+        if name not in self.done:
+            self.active.append(name)
+            self.done[name] = self.expr(self.lowered.rules[name])
+            self.active.pop()
+        return self.done[name]
+
+    def expr(self, e: ir.Expr) -> _R | None:
+        if isinstance(e, ir.Lit):
+            return _lit(e.text.decode("utf-8"))
+        if isinstance(e, ir.Ws):
+            return _star(_set(" \t\r\n"))
+        if isinstance(e, ir.Text):
+            return stop_free_text([s.marker.decode("utf-8") for s in e.stops], e.min1)
+        if isinstance(e, ir.CharRun):
+            chars = [chr(b) for b in e.members if b < 0x80]
+            cls = _set(chars)
+            if any(b >= 0x80 for b in e.members):
+                # bytes >= 0x80: any non-ASCII character
+                cls = (
+                    _raw(cls.text[:-1] + "\\u0080-\\U0010ffff]", _ATOM)
+                    if len(chars) > 1
+                    else _raw(
+                        f"[{_char(chars[0], True) if chars else ''}\\u0080-\\U0010ffff]", _ATOM
+                    )
+                )
+            return _star(cls, 1 if e.min1 else 0)
+        if isinstance(e, ir.JsonValue):
+            return self.json.value(e.schema, self.json.depth, e.schema, frozenset())
+        if isinstance(e, ir.JsonString):
+            return self.json.string_except(e.exclude) if e.exclude else _STRING
+        if isinstance(e, ir.Pattern):
+            return _PATTERNS[e.kind]
+        if isinstance(e, ir.Seq):
+            return _cat(*(self.expr(i) for i in e.items))
+        if isinstance(e, ir.Alt):
+            return _alt(self.expr(a) for a in e.alts)
+        if isinstance(e, ir.Repeat):
+            item = self.expr(e.item)
+            if item is None:
+                return None if e.min else _EMPTY
+            return _star(item, e.min)
+        if isinstance(e, ir.Optional_):
+            item = self.expr(e.item)
+            return _EMPTY if item is None else _opt(item)
+        if isinstance(e, ir.RuleRef):
+            return self.rule(e.name)
+        raise TypeError(f"not an expression: {e!r}")
+
+
+def to_regex(
+    fmt: Any,
+    tools: Sequence[Mapping[str, Any]],
+    *,
+    tool_choice: ir.ToolChoice = "auto",
+    parallel_tool_calls: bool = True,
+    reasoning_in_prompt: bool | None = None,
+    whitespace: str = WHITESPACE,
+    max_depth: int = MAX_DEPTH,
+) -> str:
+    """The format as one regular expression for these tools (docs/export.md); the whole
+    output must match it.  whitespace: the regex for whitespace between JSON tokens;
+    max_depth: how deeply free-form JSON may nest containers."""
+    what = f"format {fmt.name!r}"
+    try:
+        lowered = ir.lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
+    except NotImplementedError as e:
+        raise NotImplementedError(f"{e} (as a regex)") from e
+    found = _Writer(lowered, what, whitespace, max_depth).rule(lowered.start)
+    if found is None:
+        raise ValueError(f"{what}: no output satisfies the tool choice")
+    return found.text
