@@ -92,8 +92,19 @@ def _lit(text: str) -> _R:
     return _R("".join(_char(c, False) for c in text), _CAT)
 
 
+def _quantified(r: _R) -> bool:
+    """An atom that ends with a quantifier (not an escaped "?", "*", "+" or "}")."""
+    text = r.text
+    return text.endswith(("?", "*", "+", "}")) and not text.endswith(("\\?", "\\*", "\\+", "\\}"))
+
+
 def _wrap(r: _R, prec: int) -> str:
     return r.text if r.prec >= prec else f"(?:{r.text})"
+
+
+def _operand(r: _R) -> str:
+    """r as the operand of a quantifier: grouped unless a plain atom (x?* is no regex)."""
+    return r.text if r.prec >= _ATOM and not _quantified(r) else f"(?:{r.text})"
 
 
 def _cat(*items: _R | None) -> _R | None:
@@ -144,17 +155,15 @@ def _alt(items: Iterable[_R | None]) -> _R | None:
 
 
 def _opt(r: _R) -> _R:
-    # already optional (a quantifier, not an escaped "?" or "*")
-    quantified = r.text.endswith(("?", "*")) and not r.text.endswith(("\\?", "\\*"))
-    if not r.text or (quantified and r.prec == _ATOM):
-        return r
-    return _R(_wrap(r, _ATOM) + "?", _ATOM)
+    if not r.text or (r.prec == _ATOM and _quantified(r) and r.text.endswith(("?", "*"))):
+        return r  # already optional
+    return _R(_operand(r) + "?", _ATOM)
 
 
 def _star(r: _R, least: int = 0) -> _R:
     if not r.text:
         return r
-    return _R(_wrap(r, _ATOM) + ("+" if least else "*"), _ATOM)
+    return _R(_operand(r) + ("+" if least else "*"), _ATOM)
 
 
 def _times(r: _R, low: int, high: int | None) -> _R:
@@ -167,7 +176,7 @@ def _times(r: _R, low: int, high: int | None) -> _R:
     if (low, high) == (1, 1):
         return r
     top = "" if high is None else str(high)
-    return _R(_wrap(r, _ATOM) + (f"{{{low}}}" if low == high else f"{{{low},{top}}}"), _ATOM)
+    return _R(_operand(r) + (f"{{{low}}}" if low == high else f"{{{low},{top}}}"), _ATOM)
 
 
 # -- text holding none of a set of stops -----------------------------------------------------
