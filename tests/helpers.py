@@ -19,6 +19,19 @@ DIALECTS = ("strict", "lenient", "python")
 JSON_WHITESPACE = b" \t\n\r"
 
 # Property tests stay small enough for the whole suite to run in about a minute.
+# a tool whose schema the export tests check calls against
+WEATHER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["city"],
+        },
+    },
+}
+
 MODEST = settings(max_examples=200, deadline=None)
 
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines import FIXTURES_DIR
+from helpers import WEATHER_TOOL
 from toolparse.export import _ir as toolparse_export
 from toolparse.export._regex import text_automaton
 from toolparse.formats import get_format
@@ -83,19 +84,7 @@ def test_hermes_gbnf_runs(case: str, taken: bool) -> None:
 
 
 def test_schema_is_enforced() -> None:
-    tools = [
-        {
-            "type": "function",
-            "function": {
-                "name": "get_weather",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                    "required": ["city"],
-                },
-            },
-        }
-    ]
+    tools = [WEATHER_TOOL]
     grammar = gbnf_to_lark(get_format("hermes").gbnf(tools)["grammar"])
     good = (
         b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}</tool_call>'

@@ -5,6 +5,7 @@ their tool's schema, and calls the tool choice does not allow."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any, ClassVar
 
@@ -253,15 +254,20 @@ def _calls(fx: Fixture) -> list[str]:
 FIXTURES = [fx for fx in load_fixtures() if fx.format not in NOT_EXPRESSIBLE]
 
 
-def _param(fx: Fixture) -> Any:
-    marks = []
-    reason = KNOWN.get(fx.id)
-    if reason:
-        marks.append(pytest.mark.xfail(reason=reason, strict=True))
-    return pytest.param(fx, id=fx.id, marks=marks)
+def known_params(fixtures: Iterable[Fixture], known: Mapping[str, str]) -> list[Any]:
+    """The fixtures an export's test checks (kind not None), a strict xfail where known."""
+    return [
+        pytest.param(
+            fx,
+            id=fx.id,
+            marks=[pytest.mark.xfail(reason=known[fx.id], strict=True)] if fx.id in known else [],
+        )
+        for fx in fixtures
+        if kind(fx)
+    ]
 
 
-@pytest.mark.parametrize("fx", [_param(fx) for fx in FIXTURES if kind(fx)])
+@pytest.mark.parametrize("fx", known_params(FIXTURES, KNOWN))
 def test_fixture(fx: Fixture) -> None:
     what = kind(fx)
     lark = lark_for(fx)
@@ -297,40 +303,48 @@ NAMES = [
 ]
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_tool_choice(name: str) -> None:
-    """On the format's own example: a named tool takes its own call and refuses another
-    tool's; "none" refuses any call; "required" takes it and refuses an output without
-    one; a tool left out of the list is refused; without parallel calls one call is
-    taken."""
+def check_tool_choice(
+    name: str, tools: str, takes: Callable[[str, Any, bool, bytes], bool]
+) -> None:
+    """On the format's own example, with these tools (JSON; the example's tool and one
+    other at least): a named tool takes its own call and refuses another tool's; "none"
+    refuses any call; "required" takes it and refuses an output without one; a tool left
+    out of the list is refused; without parallel calls one call is taken."""
     fmt = get_format(name)
-    tools = _tools(name)
     offered = [t["function"]["name"] for t in json.loads(tools)]
     example = fmt.examples[0]
     message = toolparse.parse(example, fmt, tools=json.loads(tools))
+    data = example.encode()
     if not has_calls(fmt):
         with pytest.raises(ValueError, match="no output"):
-            _choice_lark(name, tools, "required")
-        assert run(_choice_lark(name, tools), example.encode()) is None
+            takes(tools, "required", True, data)
+        assert takes(tools, "auto", True, data)
         return
     called = {c.name for c in message.tool_calls}
     assert len(called) == 1, "the first example calls one tool"
     (tool,) = called
     other = next(t for t in offered if t != tool)
-    data = example.encode()
-    assert run(_choice_lark(name, tools), data) is None
-    assert run(_choice_lark(name, tools, _named(tool)), data) is None
-    assert run(_choice_lark(name, tools, _named(other)), data) is not None
-    assert run(_choice_lark(name, tools, "none"), data) is not None
-    assert run(_choice_lark(name, tools, "required"), data) is None
+    assert takes(tools, "auto", True, data)
+    assert takes(tools, _named(tool), True, data)
+    assert not takes(tools, _named(other), True, data)
+    assert not takes(tools, "none", True, data)
+    assert takes(tools, "required", True, data)
     if len(message.tool_calls) == 1:
-        assert run(_choice_lark(name, tools, parallel=False), data) is None
+        assert takes(tools, "auto", False, data)
     rest = json.dumps([t for t in json.loads(tools) if t["function"]["name"] != tool])
-    assert run(_choice_lark(name, rest), data) is not None
+    assert not takes(rest, "auto", True, data)
     plain = b"There is nothing to call for this."
     if fmt.reasoning_in_prompt:
         plain = b"No tool is needed." + b"\n"
-    assert run(_choice_lark(name, tools, "required"), plain) is not None
+    assert not takes(tools, "required", True, plain)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tool_choice(name: str) -> None:
+    def takes(tools: str, choice: Any, parallel: bool, data: bytes) -> bool:
+        return run(_choice_lark(name, tools, choice, parallel), data) is None
+
+    check_tool_choice(name, _tools(name), takes)
 
 
 def test_strict_tool_refuses_unknown_arguments() -> None:

@@ -13,14 +13,16 @@ import pytest
 
 import toolparse
 from engines import FIXTURES_DIR, Fixture, load_fixtures
+from helpers import WEATHER_TOOL
 from test_export_lark import (
     _CONTENT,
     _OPEN_END,
     EOS,
     TOKENIZER,
+    check_tool_choice,
     kind,
+    known_params,
 )
-from toolparse.export._ir import has_calls
 from toolparse.export.regex import to_regex
 from toolparse.formats import get_format
 
@@ -198,15 +200,7 @@ def regex_for(fx: Fixture) -> str:
 FIXTURES = [fx for fx in load_fixtures() if fx.format not in NOT_EXPRESSIBLE]
 
 
-def _param(fx: Fixture) -> Any:
-    marks = []
-    reason = KNOWN.get(fx.id)
-    if reason:
-        marks.append(pytest.mark.xfail(reason=reason, strict=True))
-    return pytest.param(fx, id=fx.id, marks=marks)
-
-
-@pytest.mark.parametrize("fx", [_param(fx) for fx in FIXTURES if kind(fx)])
+@pytest.mark.parametrize("fx", known_params(FIXTURES, KNOWN))
 def test_fixture(fx: Fixture) -> None:
     what = kind(fx)
     result = walk(regex_for(fx), fx.raw, complete=what == "clean" and fx.finish != "length")
@@ -278,33 +272,12 @@ TOOL_CHOICE_KNOWN: dict[str, str] = {
     ],
 )
 def test_tool_choice(name: str) -> None:
-    """On the format's own example: a named tool takes its own call and refuses another
-    tool's; "none" refuses any call; "required" takes it and refuses an output without
-    one; a tool left out of the list is refused; without parallel calls one call is
-    taken and a second refused."""
-    fmt = get_format(name)
-    tools, tool, other = _example_tools(name)
-    data = fmt.examples[0].encode()
-    if not has_calls(fmt):
-        with pytest.raises(ValueError, match="no output"):
-            _choice_regex(name, tools, "required")
-        assert walk(_choice_regex(name, tools), data) is None
-        return
-    message = toolparse.parse(fmt.examples[0], fmt, tools=json.loads(tools))
-    assert len({c.name for c in message.tool_calls}) == 1, "the first example calls one tool"
-    assert walk(_choice_regex(name, tools), data) is None
-    assert walk(_choice_regex(name, tools, _named(tool)), data) is None
-    assert walk(_choice_regex(name, tools, _named(other)), data) is not None
-    assert walk(_choice_regex(name, tools, "none"), data) is not None
-    assert walk(_choice_regex(name, tools, "required"), data) is None
-    if len(message.tool_calls) == 1:
-        assert walk(_choice_regex(name, tools, parallel=False), data) is None
-    rest = json.dumps([t for t in json.loads(tools) if t["function"]["name"] != tool])
-    assert walk(_choice_regex(name, rest), data) is not None
-    plain = b"There is nothing to call for this."
-    if fmt.reasoning_in_prompt:
-        plain = b"No tool is needed." + b"\n"
-    assert walk(_choice_regex(name, tools, "required"), plain) is not None
+    """As test_export_lark's (a second call refused without parallel calls: below)."""
+
+    def takes(tools: str, choice: Any, parallel: bool, data: bytes) -> bool:
+        return walk(_choice_regex(name, tools, choice, parallel), data) is None
+
+    check_tool_choice(name, _example_tools(name)[0], takes)
 
 
 def test_parallel_calls_off_refuses_a_second_call() -> None:
@@ -323,19 +296,7 @@ def test_parallel_calls_off_refuses_a_second_call() -> None:
 
 
 def test_schema_is_enforced() -> None:
-    tools = [
-        {
-            "type": "function",
-            "function": {
-                "name": "get_weather",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                    "required": ["city"],
-                },
-            },
-        }
-    ]
+    tools = [WEATHER_TOOL]
     regex = get_format("hermes").regex(tools)
     good = (
         b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}</tool_call>'

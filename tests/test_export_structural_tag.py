@@ -15,6 +15,7 @@ import pytest
 
 import toolparse
 from engines import FIXTURES_DIR
+from helpers import WEATHER_TOOL
 from toolparse.export.structural_tag import to_structural_tag
 from toolparse.formats import get_format
 
@@ -382,17 +383,7 @@ def test_legacy_shape_refuses_a_grammar() -> None:
         to_structural_tag(get_format("lfm2"), _tools("lfm2"), legacy=True)
 
 
-_CITY = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            "required": ["city"],
-        },
-    },
-}
+_CITY = WEATHER_TOOL
 
 
 @pytest.mark.parametrize(
