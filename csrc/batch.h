@@ -2,9 +2,9 @@
  * place (a serving loop feeds every running request one token id per step).
  *
  * A tp_batch is a table of borrowed streams by slot.  tp_batch_feed feeds the streams of
- * the given slots one token id each and copies the events they made into a
- * tp_batch_events: its own event records and text arena, grouped by stream, so the
- * events stay readable after the streams are fed again.  The caller drives a batch from
+ * the given slots one token id each, and each stream writes the events it makes straight
+ * into a tp_batch_events: its own event records and text arena, grouped by stream, so
+ * the events stay readable after the streams are fed again.  The caller drives a batch from
  * one thread at a time; different batches and streams are independent. */
 #ifndef TOOLPARSE_BATCH_H
 #define TOOLPARSE_BATCH_H
