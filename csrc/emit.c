@@ -362,9 +362,11 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
 
 /* Streams data, holding back an incomplete character at its end (at most 3 bytes). */
 static tp_status stream_whole(tp_emitter *e, frame *f, const uint8_t *data, size_t n) {
-    size_t tail = tp_utf8_tail(data, n);
-    if (tail > 3) tail = 3;
+    size_t tail;
     f->held_len = 0;
+    if (data[n - 1] < 0x80) return stream_text(e, f, data, n); /* the common piece */
+    tail = tp_utf8_tail(data, n);
+    if (tail > 3) tail = 3;
     if (n > tail) TRY(stream_text(e, f, data, n - tail));
     memcpy(f->held, data + n - tail, tail);
     f->held_len = (uint8_t)tail;
@@ -448,15 +450,6 @@ tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
     frame *f;
     if (e->stopped || e->depth == 0 || n == 0) return TP_OK;
     f = &e->frames[e->depth - 1];
-    if (!f->held_len && data[n - 1] < 0x80 && f->decode != TP_DECODE_JSON_STRING) {
-        /* the common piece: whole characters, nothing held back before it (what
-         * stream_piece would do, without its steps) */
-        if (f->role == TP_ROLE_CONTENT) {
-            TRY(tp_buf_append(&e->content, data, n));
-            return push_event(e, TP_EV_CONTENT, -1, data, n, NULL, 0, NULL);
-        }
-        if (f->role == TP_ROLE_TOOL_ARGS) return args(e, data, n);
-    }
     if (f->decode == TP_DECODE_JSON_STRING &&
         (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT)) {
         tp_status st = js_decode(f, &e->decoded, data, n);

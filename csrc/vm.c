@@ -60,15 +60,18 @@ static tp_status stack_push(stack *s, const void *item, size_t size) {
 
 #define AT(s, type, i) (((type *)(s).items)[i])
 
+/* What UNTIL or JSON waits in: its stop set's matcher, or the JSON scanner. */
+typedef union plain_target {
+    tp_matcher *matcher;
+    tp_json *scanner;
+} plain_target;
+
 struct tp_vm {
     /* At rest (rest_check): the one cache line a feed of plain text reads and writes.  A
      * batch touches thousands of streams per step, and each line is a likely miss. */
     int rest; /* SUB_UNTIL or SUB_JSON: waiting there with nothing undecided; else 0 */
     uint32_t emit_tags;
-    union {
-        tp_matcher *matcher; /* UNTIL: its stop set's */
-        tp_json *scanner;    /* JSON */
-    } rest_in;
+    plain_target rest_in;
     tp_emitter *emitter;
     uint64_t base; /* stream offset of window.data[0] */
     uint64_t pos;
@@ -832,6 +835,27 @@ static tp_status settle(tp_vm *vm) {
     return TP_OK;
 }
 
+/* Whether the VM waits in UNTIL or JSON with nothing undecided before the end of its input
+ * (no open alternative, nothing waiting in the log, everything emitted, no stop candidate
+ * held, the kind of JSON value checked): what both fast paths ask of the state.  *in is
+ * then what it waits in. */
+static int waits_plain(const tp_vm *vm, plain_target *in) {
+    const uint32_t *at_pc = vm->code + vm->pc;
+    uint64_t end = avail(vm);
+    if (vm->eof || vm->choices.len > vm->cut_level || vm->emitted_log != vm->log.len ||
+        vm->pos != end || vm->emitted_pos != end)
+        return 0;
+    if (vm->sub == SUB_UNTIL && !vm->has_pending && vm->fed_to == end) {
+        in->matcher = vm->matchers[at_pc[1]];
+        return 1;
+    }
+    if (vm->sub == SUB_JSON && (vm->kind_checked || (at_pc[1] >> 8 & 0xFF) == TP_JSON_KIND_ANY)) {
+        in->scanner = vm->scanners[(at_pc[1] & 0xFF) % 3];
+        return 1;
+    }
+    return 0;
+}
+
 /* The fast path of a feed.  While the VM waits inside UNTIL or JSON and nothing is
  * undecided (no open alternative, nothing waiting in the log, everything before emitted),
  * a feed that the instruction takes whole without a decision (no byte that could start a
@@ -841,27 +865,17 @@ static tp_status settle(tp_vm *vm) {
  * has then seen data, and op_json reads its verdict again without rescanning. */
 static int feed_plain(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st) {
     uint64_t end = avail(vm);
-    const uint32_t *at_pc = vm->code + vm->pc;
-    if (vm->eof || vm->choices.len > vm->cut_level || vm->emitted_log != vm->log.len ||
-        vm->pos != end || vm->emitted_pos != end ||
-        (vm->max_stream && len > vm->max_stream - end))
-        return 0;
+    plain_target in;
+    if (!waits_plain(vm, &in) || (vm->max_stream && len > vm->max_stream - end)) return 0;
     if (vm->sub == SUB_UNTIL) {
-        tp_matcher *m = vm->matchers[at_pc[1]];
-        if (vm->has_pending || vm->fed_to != end || tp_matcher_plain(m, data, len) != len)
-            return 0;
-        tp_matcher_skip(m, len);
+        if (tp_matcher_plain(in.matcher, data, len) != len) return 0;
+        tp_matcher_skip(in.matcher, len);
         vm->fed_to = end + len;
         vm->pos = end + len;
-        until_commit(vm, at_pc[2]);
-    } else if (vm->sub == SUB_JSON) {
-        tp_json *s = vm->scanners[(at_pc[1] & 0xFF) % 3];
-        if ((!vm->kind_checked && (at_pc[1] >> 8 & 0xFF) != TP_JSON_KIND_ANY) ||
-            tp_json_feed(s, data, len, NULL) != TP_JSON_NEED_MORE)
-            return 0;
-        vm->pos = end + len; /* the scanner took all of it */
+        until_commit(vm, vm->code[vm->pc + 2]);
     } else {
-        return 0;
+        if (tp_json_feed(in.scanner, data, len, NULL) != TP_JSON_NEED_MORE) return 0;
+        vm->pos = end + len; /* the scanner took all of it */
     }
     *st = vm->emit_tags ? tp_emitter_text(vm->emitter, data, len) : TP_OK;
     vm->emitted_pos = vm->base = end + len; /* nothing before is needed again */
@@ -874,27 +888,17 @@ static int feed_plain(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st)
     return 1;
 }
 
-/* Whether the next feed can be feed_plain's without its checks: everything feed_plain
- * asks of the state but the data holds, the window is empty, and nothing is left for
- * feed_plain to do but take the data (UNTIL has committed already). */
+/* Whether the next feed can be feed_plain's without its checks: the state waits_plain
+ * asks for, an empty window, and nothing left for feed_plain to do but take the data
+ * (UNTIL has committed already). */
 static void rest_check(tp_vm *vm) {
-    const uint32_t *at_pc = vm->code + vm->pc;
-    uint64_t end = vm->base;
+    plain_target in;
     vm->rest = 0;
-    if (vm->finished || vm->eof || vm->window.len || vm->special_starts.len ||
-        vm->choices.len > vm->cut_level || vm->emitted_log != vm->log.len || vm->pos != end ||
-        vm->emitted_pos != end)
+    if (vm->finished || vm->window.len || vm->special_starts.len || !waits_plain(vm, &in))
         return;
-    if (vm->sub == SUB_UNTIL) {
-        if (vm->has_pending || vm->fed_to != end || ((at_pc[2] & TP_UNTIL_COMMIT) && !vm->cut_done))
-            return;
-        vm->rest_in.matcher = vm->matchers[at_pc[1]];
-    } else if (vm->sub == SUB_JSON) {
-        if (!vm->kind_checked && (at_pc[1] >> 8 & 0xFF) != TP_JSON_KIND_ANY) return;
-        vm->rest_in.scanner = vm->scanners[(at_pc[1] & 0xFF) % 3];
-    } else {
+    if (vm->sub == SUB_UNTIL && (vm->code[vm->pc + 2] & TP_UNTIL_COMMIT) && !vm->cut_done)
         return;
-    }
+    vm->rest_in = in;
     vm->rest = vm->sub;
 }
 
