@@ -1,6 +1,8 @@
 /* emit.c: the event builder; the twin of python/toolparse/reference/emitter.py. */
 #include "emit.h"
 
+#include <stddef.h>
+
 #include "gemmavalue.h"
 #include "json.h"
 #include "m3value.h"
@@ -34,20 +36,31 @@ typedef struct call_state {
     tp_buf name, carried_id;
 } call_state;
 
+/* Bytes of streamed text the event builder keeps in its first cache line before writing
+ * them to the buffer they belong to (content, reasoning or the call's arguments).  A batch
+ * step appends a few bytes to thousands of streams' text, whose buffers lie on as many
+ * pages: writing each buffer once per this many bytes spares most of those page lookups. */
+#define STAGE_CAP 33
+
+/* Frames the event builder holds in its own storage; deeper nesting allocates. */
+#define INLINE_FRAMES 8
+
 struct tp_emitter {
-    /* What streaming a piece of text reads and writes comes first: content in the first
-     * cache line, arguments in the second.  A batch touches thousands of streams per
-     * step, and each line is a likely miss. */
+    /* What streaming a piece of text reads and writes comes first: content and reasoning
+     * in the first cache line, arguments in the second.  A batch touches thousands of
+     * streams per step, and each line is a likely miss. */
     tp_event_out *out; /* &own, or a batch's */
     frame *frames;
-    size_t depth;
-    int stopped; /* a limit was met */
-    int repair;  /* repair mode: arguments are held, salvageable calls reported */
-    tp_buf content;
+    tp_buf *staged_for; /* where the staged bytes belong (NULL: nothing is staged) */
+    uint32_t depth;
+    uint8_t stopped; /* a limit was met */
+    uint8_t repair;  /* repair mode: arguments are held, salvageable calls reported */
+    uint8_t staged;
+    uint8_t stage[STAGE_CAP];
     uint64_t max_argument_bytes;
-    call_state call;
+    call_state call; /* (its first fields share the second line with the limit above) */
     /* the rest */
-    tp_buf reasoning;
+    tp_buf content, reasoning;
     int any_reasoning;
     uint64_t max_tool_calls;
     tp_event_out own;
@@ -60,8 +73,14 @@ struct tp_emitter {
     /* Scratch for one piece of streamed text (escaped, decoded, joined to held bytes),
      * kept between feeds so that no feed allocates. */
     tp_buf escaped, decoded, joined;
+    frame first_frames[INLINE_FRAMES]; /* the frames until more are open: no allocation */
     void *allocation; /* where this struct's cache-line-aligned storage begins */
 };
+
+/* The stage fills the first line exactly. */
+typedef char stage_fills_line[offsetof(struct tp_emitter, stage) + STAGE_CAP == TP_CACHE_LINE
+                                  ? 1
+                                  : -1];
 
 /* Bigger scratch than this (a huge feed) is given back after use. */
 #define SCRATCH_KEEP 65536
@@ -87,8 +106,10 @@ tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out) {
     if (!allocation) return TP_ERR_NOMEM;
     e->allocation = allocation;
     e->out = &e->own;
+    e->frames = e->first_frames;
+    e->frames_cap = INLINE_FRAMES;
     e->tools = tools;
-    e->repair = repair;
+    e->repair = repair != 0;
     e->max_argument_bytes = TP_DEFAULT_MAX_ARGUMENT_BYTES;
     e->max_tool_calls = TP_DEFAULT_MAX_TOOL_CALLS;
     if (tp_json_new(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, &e->scanner) != TP_OK) {
@@ -100,7 +121,41 @@ tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out) {
     return TP_OK;
 }
 
-static void call_clear(call_state *c) {
+/* Writes the staged bytes to the buffer they belong to. */
+static tp_status unstage(tp_emitter *e) {
+    if (e->staged) {
+        TRY(tp_buf_append(e->staged_for, e->stage, e->staged));
+        e->staged = 0;
+    }
+    e->staged_for = NULL;
+    return TP_OK;
+}
+
+/* Appends streamed text to b (content, reasoning or arguments) through the stage. */
+static tp_status stage_append(tp_emitter *e, tp_buf *b, const uint8_t *text, size_t n) {
+    if (e->staged_for != b || n > (size_t)(STAGE_CAP - e->staged)) {
+        TRY(unstage(e));
+        if (n > STAGE_CAP) return tp_buf_append(b, text, n);
+        e->staged_for = b;
+    }
+    memcpy(e->stage + e->staged, text, n);
+    e->staged += (uint8_t)n;
+    return TP_OK;
+}
+
+/* Bytes of b, staged ones included. */
+static size_t staged_length(const tp_emitter *e, const tp_buf *b) {
+    return b->len + (e->staged_for == b ? e->staged : 0);
+}
+
+tp_status tp_emitter_unstage(tp_emitter *e) { return unstage(e); }
+
+static void call_clear(tp_emitter *e) {
+    call_state *c = &e->call;
+    if (e->staged_for == &c->args) { /* the last call's: let go */
+        e->staged = 0;
+        e->staged_for = NULL;
+    }
     c->active = c->dead = c->has_args = c->has_name = c->in_param = c->param_streams = 0;
     c->begun = c->repaired = 0;
     c->index = -1;
@@ -117,7 +172,9 @@ static void call_clear(call_state *c) {
 void tp_emitter_reset(tp_emitter *e) {
     e->depth = 0;
     e->capture.len = 0;
-    call_clear(&e->call);
+    call_clear(e);
+    e->staged = 0;
+    e->staged_for = NULL;
     e->next_index = 0;
     e->content.len = e->reasoning.len = 0;
     e->any_reasoning = 0;
@@ -135,12 +192,13 @@ int tp_emitter_stopped(const tp_emitter *e) { return e->stopped; }
 
 size_t tp_emitter_held_bytes(const tp_emitter *e) {
     const call_state *c = &e->call;
-    return e->capture.len + c->args.len + c->pending.len + c->name.len + c->carried_id.len;
+    return e->capture.len + staged_length(e, &c->args) + c->pending.len + c->name.len +
+           c->carried_id.len;
 }
 
 void tp_emitter_free(tp_emitter *e) {
     if (!e) return;
-    free(e->frames);
+    if (e->frames != e->first_frames) free(e->frames);
     tp_buf_free(&e->capture);
     tp_buf_free(&e->call.name);
     tp_buf_free(&e->call.carried_id);
@@ -167,8 +225,8 @@ size_t tp_emitter_arena_length(const tp_emitter *e) { return e->own.arena.len; }
 
 void tp_emitter_prefetch(const tp_emitter *e) {
     if (e->depth) TP_PREFETCH(&e->frames[e->depth - 1]);
-    if (e->content.data) TP_PREFETCH(e->content.data + e->content.len);
-    if (e->call.args.data) TP_PREFETCH(e->call.args.data + e->call.args.len);
+    if (e->staged_for && e->staged > STAGE_CAP - 8) /* about to be written out */
+        TP_PREFETCH(e->staged_for->data + e->staged_for->len);
     if (e->out == &e->own) { /* a batch's output is shared: in the cache already */
         TP_PREFETCH(e->own.events.data + e->own.events.len);
         TP_PREFETCH(e->own.arena.data + e->own.arena.len);
@@ -228,6 +286,7 @@ static tp_status push_error(tp_emitter *e, uint32_t kind, uint32_t msg, int32_t 
 static tp_status stop_at_limit(tp_emitter *e, uint32_t msg) {
     call_state *c = &e->call;
     int32_t index = c->active && !c->dead ? c->index : -1;
+    TRY(unstage(e));
     TRY(push_error(e, TP_PE_LIMIT, msg, index, e->offset, NULL, 0));
     e->stopped = 1;
     e->depth = 0;
@@ -259,15 +318,16 @@ static tp_status call_error(tp_emitter *e, uint32_t kind, uint32_t msg, const ui
 
 static tp_status args(tp_emitter *e, const uint8_t *text, size_t n) {
     call_state *c = &e->call;
-    size_t room;
+    size_t held, room;
     if (!c->active || c->dead || n == 0) return TP_OK;
-    room = e->max_argument_bytes > c->args.len ? (size_t)(e->max_argument_bytes - c->args.len) : 0;
+    held = staged_length(e, &c->args);
+    room = e->max_argument_bytes > held ? (size_t)(e->max_argument_bytes - held) : 0;
     if (TP_UNLIKELY(n > room)) { /* what fits goes out, then the limit: the same at any chunking */
         size_t fits = whole_characters(text, n, room);
         if (fits) TRY(args(e, text, fits));
         return stop_at_limit(e, TP_MSG_LIMIT_ARGUMENT);
     }
-    TRY(tp_buf_append(&c->args, text, n));
+    TRY(stage_append(e, &c->args, text, n));
     if (e->repair) return TP_OK; /* held: sent whole (or repaired) when the call ends */
     if (c->index < 0) return tp_buf_append(&c->pending, text, n);
     return push_event(e, TP_EV_ARGS, c->index, text, n, NULL, 0, NULL);
@@ -280,10 +340,10 @@ static tp_status args_str(tp_emitter *e, const char *text) {
 static tp_status stream_text(tp_emitter *e, const frame *f, const uint8_t *text, size_t n) {
     switch (f->role) {
     case TP_ROLE_REASONING:
-        TRY(tp_buf_append(&e->reasoning, text, n));
+        TRY(stage_append(e, &e->reasoning, text, n));
         return push_event(e, TP_EV_REASONING, -1, text, n, NULL, 0, NULL);
     case TP_ROLE_CONTENT:
-        TRY(tp_buf_append(&e->content, text, n));
+        TRY(stage_append(e, &e->content, text, n));
         return push_event(e, TP_EV_CONTENT, -1, text, n, NULL, 0, NULL);
     case TP_ROLE_TOOL_ARGS:
         return args(e, text, n);
@@ -315,9 +375,11 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
     if (e->stopped) return TP_OK;
     e->offset = pos;
     if (e->depth == e->frames_cap) {
-        size_t cap = e->frames_cap ? e->frames_cap * 2 : 8;
-        frame *grown = (frame *)realloc(e->frames, cap * sizeof(frame));
+        size_t cap = e->frames_cap * 2;
+        frame *grown = e->frames == e->first_frames ? (frame *)malloc(cap * sizeof(frame))
+                                                    : (frame *)realloc(e->frames, cap * sizeof(frame));
         if (!grown) return TP_ERR_NOMEM;
+        if (e->frames == e->first_frames) memcpy(grown, e->first_frames, sizeof e->first_frames);
         e->frames = grown;
         e->frames_cap = cap;
     }
@@ -332,7 +394,7 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
     if (role == TP_ROLE_REASONING) {
         e->any_reasoning = 1;
     } else if (role == TP_ROLE_TOOL_CALL) {
-        call_clear(c);
+        call_clear(e);
         c->active = 1;
     } else if (c->active && role == TP_ROLE_TOOL_ARGS) {
         if (c->has_args || c->params) TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
@@ -363,7 +425,7 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
 /* Streams data, holding back an incomplete character at its end (at most 3 bytes). */
 static tp_status stream_whole(tp_emitter *e, frame *f, const uint8_t *data, size_t n) {
     size_t tail;
-    f->held_len = 0;
+    if (f->held_len) f->held_len = 0; /* it is in data now (a clean line stays clean) */
     if (data[n - 1] < 0x80) return stream_text(e, f, data, n); /* the common piece */
     tail = tp_utf8_tail(data, n);
     if (tail > 3) tail = 3;
@@ -549,6 +611,7 @@ static tp_status finish_call(tp_emitter *e) {
     if (c->params) TRY(args_str(e, "}"));
     else if (!c->has_args) TRY(args_str(e, "{}"));
     if (e->stopped) return TP_OK; /* closing the arguments met the limit on their bytes */
+    TRY(unstage(e));
     tp_json_reset(e->scanner);
     tp_json_feed(e->scanner, c->args.data, c->args.len, &used);
     valid = c->args.len > 0 && c->args.data[0] == '{' &&

@@ -46,7 +46,10 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos);
 tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint32_t msg, uint64_t offset);
 tp_status tp_emitter_abort(tp_emitter *e, uint32_t depth);
 
-/* The message so far: all content / reasoning bytes. */
+/* Writes the streamed text kept in the event builder's own line to the buffers it belongs
+ * to: the getters below, and anything reading the call's arguments, see it from then on. */
+tp_status tp_emitter_unstage(tp_emitter *e);
+/* The message so far: all content / reasoning bytes (after tp_emitter_unstage). */
 const tp_buf *tp_emitter_content(const tp_emitter *e);
 const tp_buf *tp_emitter_reasoning(const tp_emitter *e);
 int tp_emitter_any_reasoning(const tp_emitter *e);

@@ -323,15 +323,19 @@ void tp_stream_prefetch_state(const tp_stream *s) {
     tp_emitter_prefetch(s->emitter);
 }
 
-const uint8_t *tp_stream_content(const tp_stream *s, size_t *len) {
+tp_status tp_stream_content(tp_stream *s, const uint8_t **data, size_t *len) {
     const tp_buf *b = tp_emitter_content(s->emitter);
+    tp_status st = tp_emitter_unstage(s->emitter);
+    *data = b->data;
     *len = b->len;
-    return b->data;
+    return st;
 }
 
-const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present) {
+tp_status tp_stream_reasoning(tp_stream *s, const uint8_t **data, size_t *len, int *present) {
     const tp_buf *b = tp_emitter_reasoning(s->emitter);
+    tp_status st = tp_emitter_unstage(s->emitter);
+    *data = b->data;
     *len = b->len;
     *present = tp_emitter_any_reasoning(s->emitter);
-    return b->data;
+    return st;
 }

@@ -144,8 +144,10 @@ void tp_stream_set_output(tp_stream *s, tp_event_out *out);
 /* Whether tp_stream_finish was called (since the last reset). */
 int tp_stream_is_finished(const tp_stream *s);
 
-/* The message so far (borrowed). */
-const uint8_t *tp_stream_content(const tp_stream *s, size_t *len);
-const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present);
+/* The message so far (borrowed until the next call on the stream).  Streamed text reaches
+ * these buffers a few pieces at a time (see emit.c), so reading them first writes out what
+ * is pending: TP_ERR_NOMEM when that fails. */
+tp_status tp_stream_content(tp_stream *s, const uint8_t **data, size_t *len);
+tp_status tp_stream_reasoning(tp_stream *s, const uint8_t **data, size_t *len, int *present);
 
 #endif

@@ -121,8 +121,9 @@ cdef extern from "toolparse.h" nogil:
     tp_status tp_stream_finish(tp_stream *s, int cut_short)
     tp_status tp_stream_set_special(tp_stream *s, const uint8_t *flags, uint32_t n_strings)
     const tp_event *tp_stream_events(const tp_stream *s, size_t *count, const uint8_t **arena)
-    const uint8_t *tp_stream_content(const tp_stream *s, size_t *len)
-    const uint8_t *tp_stream_reasoning(const tp_stream *s, size_t *len, int *present)
+    tp_status tp_stream_content(tp_stream *s, const uint8_t **data, size_t *len)
+    tp_status tp_stream_reasoning(tp_stream *s, const uint8_t **data, size_t *len,
+                                  int *present)
     int tp_stream_is_finished(const tp_stream *s)
     ctypedef struct tp_limits:
         uint32_t max_depth

@@ -335,13 +335,15 @@ cdef class NativeStream:
 
     def content(self):
         cdef size_t n
-        cdef const uint8_t *p = tp_stream_content(self._c, &n)
+        cdef const uint8_t *p
+        _check(tp_stream_content(self._c, &p, &n))
         return PyUnicode_DecodeUTF8(<const char *>p, n, "replace") if n else ""
 
     def reasoning(self):
         cdef size_t n
         cdef int present
-        cdef const uint8_t *p = tp_stream_reasoning(self._c, &n, &present)
+        cdef const uint8_t *p
+        _check(tp_stream_reasoning(self._c, &p, &n, &present))
         if not present:
             return None
         return PyUnicode_DecodeUTF8(<const char *>p, n, "replace") if n else ""

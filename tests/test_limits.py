@@ -197,6 +197,22 @@ def test_held_bytes_stay_within_the_limits(engine: str) -> None:
         assert parser.held_bytes <= limits.max_argument_bytes + limits.max_pending_bytes + 64
 
 
+@by_engine
+def test_held_bytes_count_the_arguments_at_any_chunking(engine: str) -> None:
+    """The open call's arguments count as held however they came: the C event builder
+    keeps small pieces back before writing them to the call (emit.c)."""
+    opening = 'Hi <tool_call>\n{"name": "f", "arguments": {"a": "'
+    held = []
+    for size in (1, 3, 33, 40, 1000):
+        parser = StreamParser("hermes", engine=engine)
+        parser.feed(opening)
+        value = "v" * 100
+        for at in range(0, len(value), size):
+            parser.feed(value[at : at + size])
+        held.append(parser.held_bytes)
+    assert len(set(held)) == 1 and held[0] >= len('{"a": "') + 100
+
+
 # --- the options ---------------------------------------------------------------------------
 
 

@@ -32,9 +32,10 @@ from engines import (
     random_sizes,
     run,
     run_events,
+    summary,
     text_of,
 )
-from helpers import partitions
+from helpers import partitions, split
 from toolparse import (
     ContentDelta,
     End,
@@ -687,6 +688,35 @@ def test_text_is_released_as_soon_as_it_cannot_be_a_marker(
         held = feed.fed - len(prefix) - released
         assert held <= MAX_HOLDBACK, f"{held} bytes held after {data[: feed.fed]!r}"
     assert text_of(all_events(feeds), kind) == text
+
+
+# --- the message so far is the deltas so far -------------------------------------------------
+
+# Piece sizes around how much streamed text the C event builder keeps before writing it to
+# the message (emit.c's STAGE_CAP, 33 bytes): pieces that fill it, overflow it and skip it.
+STAGING_PIECES = (1, 4, 32, 33, 34, 70)
+
+
+@by_engine
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f.id for f in FIXTURES])
+def test_message_so_far_is_the_deltas_so_far(fixture: Fixture, engine: str) -> None:
+    """Read after any feed, the message holds exactly the text deltas given so far, the
+    calls ended so far and nothing else, whatever the piece sizes."""
+    chunkings = [[size] * (len(fixture.raw) // size) for size in STAGING_PIECES]
+    chunkings += [random_sizes(seed, len(fixture.raw), 48) for seed in range(3)]
+    for sizes in chunkings:
+        parser = fixture.parser(engine)
+        events: list[Any] = []
+        for piece in split(fixture.raw, sizes):
+            events += parser.feed(piece)
+            message = parser.message
+            assert (message.content or "") == text_of(events, ContentDelta)
+            assert (message.reasoning_content or "") == text_of(events, ReasoningDelta)
+            ended = [e.call for e in events if isinstance(e, ToolCallEnd)]
+            assert message.tool_calls == ended
+        events += parser.finish(fixture.finish)
+        assert (parser.message.content or "") == text_of(events, ContentDelta)
+        assert summary(parser.message) == summary(fixture.parse(engine))
 
 
 # --- limits ---------------------------------------------------------------------------------

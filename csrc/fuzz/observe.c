@@ -213,13 +213,15 @@ void fuzz_observe_stream(fuzz_observer *o, const tp_stream *s, uint64_t fed) {
     fuzz_observe(o, events, count, arena, tp_stream_arena_length(s));
 }
 
-void fuzz_observe_message(const fuzz_observer *o, const tp_stream *s) {
+void fuzz_observe_message(const fuzz_observer *o, tp_stream *s) {
     size_t len;
     int present = 0;
-    const uint8_t *content = tp_stream_content(s, &len), *reasoning;
+    const uint8_t *content = NULL, *reasoning = NULL;
+    FUZZ_CHECK(tp_stream_content(s, &content, &len) == TP_OK, "the content could not be read");
     FUZZ_CHECK(len == o->content.len && (len == 0 || memcmp(content, o->content.data, len) == 0),
                "the message content is not what the content deltas said");
-    reasoning = tp_stream_reasoning(s, &len, &present);
+    FUZZ_CHECK(tp_stream_reasoning(s, &reasoning, &len, &present) == TP_OK,
+               "the reasoning could not be read");
     FUZZ_CHECK(len == o->reasoning.len &&
                    (len == 0 || memcmp(reasoning, o->reasoning.data, len) == 0),
                "the message reasoning is not what the reasoning deltas said");

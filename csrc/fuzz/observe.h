@@ -61,7 +61,7 @@ void fuzz_observe(fuzz_observer *o, const tp_event *events, size_t count, const 
 /* Reads the stream's events after a feed or finish (and counts `fed` new input bytes). */
 void fuzz_observe_stream(fuzz_observer *o, const tp_stream *s, uint64_t fed);
 /* The end of the run: what the stream holds as its message must be what its events said. */
-void fuzz_observe_message(const fuzz_observer *o, const tp_stream *s);
+void fuzz_observe_message(const fuzz_observer *o, tp_stream *s);
 
 /* Aborts unless the two runs gave the same merged events and message. */
 void fuzz_observers_agree(const fuzz_observer *a, const fuzz_observer *b);
