@@ -94,6 +94,15 @@ _TAKEN = (
     "a broken or unknown call is taken where the Lark export refuses it, and not as "
     "content (the regex for no tools refuses it): cause not found yet"
 )
+# The parser commits to a call at its opener (a cut); a regex is a plain language.  The call
+# block's closer is optional and the block may hold no call, so its opener may be followed
+# by content, and content may hold a call's opener: the call is taken as that content.
+# (Content that may not hold a call opener takes these out, and brings up values that hold
+# their closing tag's text, which the regex does not yet express.)
+_EMPTY_BLOCK = (
+    "a broken or unknown call is taken as content after a block that holds no call "
+    "(its closer is optional): the regex has no cut at the call's opener"
+)
 _UNDECLARED = "properties the schema does not declare are refused"
 _ORDER = "an object's properties are taken only in the schema's declared order"
 _OPEN_END_FENCE = "content cannot end with ```, the beginning of the ```json marker"
@@ -105,15 +114,15 @@ _WORD = "content holding a marker word (" + _FOLLOW + ")"
 KNOWN: dict[str, str] = {
     "cohere_command/action_word_without_fence_is_text": _WORD,
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": _ORDER,
-    "deepseek_v32/non_json_value_flagged_false_stays_a_string": _TAKEN,
-    "deepseek_v32/parameter_without_string_flag_then_valid_call": _TAKEN,
-    "deepseek_v32/unknown_tool": _TAKEN,
-    "deepseek_v4/invalid_json_body_then_valid_call": _TAKEN,
-    "deepseek_v4/unknown_tool_after_valid_call": _TAKEN,
-    "deepseek_v41/non_json_value_flagged_false_stays_a_string": _TAKEN,
+    "deepseek_v32/non_json_value_flagged_false_stays_a_string": _EMPTY_BLOCK,
+    "deepseek_v32/parameter_without_string_flag_then_valid_call": _EMPTY_BLOCK,
+    "deepseek_v32/unknown_tool": _EMPTY_BLOCK,
+    "deepseek_v4/invalid_json_body_then_valid_call": _EMPTY_BLOCK,
+    "deepseek_v4/unknown_tool_after_valid_call": _EMPTY_BLOCK,
+    "deepseek_v41/non_json_value_flagged_false_stays_a_string": _EMPTY_BLOCK,
     "deepseek_v41/parallel_calls": _TAKEN,
-    "deepseek_v41/parameter_without_string_flag_then_valid_call": _TAKEN,
-    "deepseek_v41/unknown_tool_after_valid_call": _TAKEN,
+    "deepseek_v41/parameter_without_string_flag_then_valid_call": _EMPTY_BLOCK,
+    "deepseek_v41/unknown_tool_after_valid_call": _EMPTY_BLOCK,
     "dots/marker_text_inside_values": _MARKER_IN_VALUE,
     "firefunction_v2/functools_as_a_word": _WORD,
     "functionary_v3_2/arguments_not_an_object": _CONTENT,
@@ -125,9 +134,9 @@ KNOWN: dict[str, str] = {
     "gigachat3/raw_newline_in_string_is_invalid": _CONTENT,
     "gigachat3/stringified_arguments_are_invalid": _CONTENT,
     "gigachat3/unknown_tool": _CONTENT,
-    "gigachat35/invalid_invoke_then_valid_invoke": _TAKEN,
-    "gigachat35/invalid_json_kept_as_string": _TAKEN,
-    "gigachat35/unknown_tool": _TAKEN,
+    "gigachat35/invalid_invoke_then_valid_invoke": _EMPTY_BLOCK,
+    "gigachat35/invalid_json_kept_as_string": _EMPTY_BLOCK,
+    "gigachat35/unknown_tool": _EMPTY_BLOCK,
     "glm45/marker_text_inside_values": _MARKER_IN_VALUE,
     "gpt_oss/builtin_browser_tool_is_unknown": _CONTENT,
     "gpt_oss/invalid_arguments_then_retry": _CONTENT,
@@ -146,9 +155,9 @@ KNOWN: dict[str, str] = {
     "k2_horizon/stated_type_decides_over_schema": _SCHEMA_TYPED,
     "k2_horizon/unknown_tool": _CONTENT,
     "kimi/partial_marker_at_end_is_content": _OPEN_END,
-    "kimi_k3/json_body_instead_of_arguments_then_valid_call": _TAKEN,
-    "kimi_k3/stated_type_decides_over_schema": _TAKEN,
-    "kimi_k3/unknown_tool": _TAKEN,
+    "kimi_k3/json_body_instead_of_arguments_then_valid_call": _EMPTY_BLOCK,
+    "kimi_k3/stated_type_decides_over_schema": _EMPTY_BLOCK,
+    "kimi_k3/unknown_tool": _EMPTY_BLOCK,
     "ling3/marker_text_inside_values": _MARKER_IN_VALUE,
     "ling3/typed_values_every_schema_type": _DEPTH,
     "markdown_json/arguments_as_a_string_stay_content": _OPEN_END_FENCE,
@@ -240,21 +249,22 @@ def _named(tool: str) -> dict[str, Any]:
 NAMES = sorted({fx.format for fx in FIXTURES})
 # Formats whose first example the tool-choice test cannot hold to, and why.
 _LEFT_OUT = "a call of a tool left out of the list is taken (cause not found yet)"
+_LEFT_OUT_AS_CONTENT = "a call of a tool left out of the list is taken: " + _EMPTY_BLOCK
 _NONE = 'with tool_choice "none" the call is taken, as content (any text is)'
 TOOL_CHOICE_KNOWN: dict[str, str] = {
     **{
-        name: _LEFT_OUT
+        name: _LEFT_OUT_AS_CONTENT
         for name in (
             "deepseek_v32",
             "deepseek_v4",
             "deepseek_v41",
             "gigachat35",
-            "hunyuan",
             "k2_horizon",
             "kimi_k3",
             "muse",
         )
     },
+    "hunyuan": _LEFT_OUT,
     **{
         name: _NONE
         for name in ("functionary_v3_2", "generic", "gigachat3", "gpt_oss", "internlm", "xlam")
@@ -346,18 +356,11 @@ def test_free_form_depth() -> None:
 # outlines-core's index of each format's regex, with the tool the first example calls
 # (all eleven fixture tools take seconds to index for many formats)
 # Formats whose index outlines-core does not build within seconds, left out of the test
-# until their regex is smaller (over ten seconds with two tools): the DSML formats and
-# others whose markers share a long prefix, with raw parameter values between them.
-SLOW_INDEX = {
-    "deepseek_v32",
-    "deepseek_v4",
-    "deepseek_v41",
-    "gigachat35",
-    "k2_horizon",
-    "kimi_k3",
-    "muse",
-    "xlam",
-}
+# until their regex is smaller (with the one tool the test gives, on the test machine:
+# xlam 22 s, its regex 133,000 characters of key orders; gigachat35, k2_horizon and kimi_k3
+# 50 s to over two minutes, their text automata crossed with the markers that share a long
+# prefix).  The DSML formats and muse take 0.4 to 4 s and are tested.
+SLOW_INDEX = {"gigachat35", "k2_horizon", "kimi_k3", "xlam"}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n not in SLOW_INDEX])
