@@ -26,10 +26,6 @@ from test_export_lark import (
 from toolparse.export.regex import to_regex
 from toolparse.formats import get_format
 
-# (the Lark and GBNF exports express these stops; the regex writes text without any marker)
-_FOLLOW = "a stop that counts only where followed_by text comes next is not expressed"
-_MARKER_IN_VALUE = "a value holding its own closing marker (" + _FOLLOW + ")"
-
 oc = pytest.importorskip("outlines_core")
 
 llguidance = pytest.importorskip("llguidance")
@@ -109,10 +105,8 @@ _OPEN_END_FENCE = "content cannot end with ```, the beginning of the ```json mar
 _DEPTH = "a free-form object value nests an array: free-form JSON is one container deep (MAX_DEPTH)"
 _SCHEMA_TYPED = "a value typed by the output is typed by the schema instead"
 _NAMES = "parameter names are limited to the schema's properties"
-_WORD = "content holding a marker word (" + _FOLLOW + ")"
 # Fixtures the regex cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
-    "cohere_command/action_word_without_fence_is_text": _WORD,
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": _ORDER,
     "deepseek_v32/non_json_value_flagged_false_stays_a_string": _EMPTY_BLOCK,
     "deepseek_v32/parameter_without_string_flag_then_valid_call": _EMPTY_BLOCK,
@@ -123,8 +117,6 @@ KNOWN: dict[str, str] = {
     "deepseek_v41/parallel_calls": _TAKEN,
     "deepseek_v41/parameter_without_string_flag_then_valid_call": _EMPTY_BLOCK,
     "deepseek_v41/unknown_tool_after_valid_call": _EMPTY_BLOCK,
-    "dots/marker_text_inside_values": _MARKER_IN_VALUE,
-    "firefunction_v2/functools_as_a_word": _WORD,
     "functionary_v3_2/arguments_not_an_object": _CONTENT,
     "functionary_v3_2/invalid_arguments_then_valid_call": _CONTENT,
     "functionary_v3_2/unknown_tool_and_known_tool": _CONTENT,
@@ -137,7 +129,6 @@ KNOWN: dict[str, str] = {
     "gigachat35/invalid_invoke_then_valid_invoke": _EMPTY_BLOCK,
     "gigachat35/invalid_json_kept_as_string": _EMPTY_BLOCK,
     "gigachat35/unknown_tool": _EMPTY_BLOCK,
-    "glm45/marker_text_inside_values": _MARKER_IN_VALUE,
     "gpt_oss/builtin_browser_tool_is_unknown": _CONTENT,
     "gpt_oss/invalid_arguments_then_retry": _CONTENT,
     "gpt_oss/unknown_tool": _CONTENT,
@@ -150,7 +141,6 @@ KNOWN: dict[str, str] = {
     "inkling/typed_values": _ORDER,
     "internlm/malformed_json_then_valid_block": _TAKEN,
     "internlm/unknown_tool_then_known_tool": _TAKEN,
-    "iquest_q1/marker_text_inside_values": _MARKER_IN_VALUE,
     "k2_horizon/missing_value_tags_then_valid_call": _CONTENT,
     "k2_horizon/stated_type_decides_over_schema": _SCHEMA_TYPED,
     "k2_horizon/unknown_tool": _CONTENT,
@@ -158,7 +148,6 @@ KNOWN: dict[str, str] = {
     "kimi_k3/json_body_instead_of_arguments_then_valid_call": _EMPTY_BLOCK,
     "kimi_k3/stated_type_decides_over_schema": _EMPTY_BLOCK,
     "kimi_k3/unknown_tool": _EMPTY_BLOCK,
-    "ling3/marker_text_inside_values": _MARKER_IN_VALUE,
     "ling3/typed_values_every_schema_type": _DEPTH,
     "markdown_json/arguments_as_a_string_stay_content": _OPEN_END_FENCE,
     "markdown_json/json_blocks_that_are_not_calls": _OPEN_END_FENCE,
@@ -166,20 +155,12 @@ KNOWN: dict[str, str] = {
     "markdown_json/plain_fence_is_content": _OPEN_END_FENCE,
     "markdown_json/two_objects_in_one_fence_are_invalid": _CONTENT,
     "markdown_json/unknown_tool": _CONTENT,
-    "minicpm5/marker_text_in_plain_value": _MARKER_IN_VALUE,
     "minicpm5/typed_values_every_schema_type": "a typed value spelled TRUE is refused",
-    "minimax_m2/marker_text_inside_values": _MARKER_IN_VALUE,
     "muse/invalid_invoke_body": _CONTENT,
-    "muse/marker_text_inside_values": _MARKER_IN_VALUE,
     "muse/unknown_tool": _CONTENT,
-    "phi4_mini/functools_as_a_word": _WORD,
-    "poolside_v1/marker_text_inside_values": _MARKER_IN_VALUE,
-    "qwen3_coder/multiline_code_value_containing_parameter_close": _MARKER_IN_VALUE,
     "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": _NAMES,
     "qwen3_coder/typed_values_every_schema_type": _DEPTH,
-    "seed_oss/marker_text_inside_values": _MARKER_IN_VALUE,
     "seed_oss/typed_values_every_schema_type": _DEPTH,
-    "step3/value_with_lt_and_marker_text": _MARKER_IN_VALUE,
     "xlam/broken_fence_then_text": _CONTENT,
     "xlam/stringified_arguments_are_invalid": _CONTENT,
     "xlam/unknown_tool_and_known_tool": _CONTENT,
@@ -376,3 +357,22 @@ def test_outlines_index(name: str) -> None:
     assert allowed
     if not index.is_final_state(state):
         assert get_format(name).examples[0].encode()[0] in allowed
+
+
+def test_a_value_may_hold_its_closing_tag() -> None:
+    """`</parameter>` ends a qwen3_coder value only before the next tag (a followed_by
+    stop): elsewhere it is the value's own text, as the parser reads it."""
+    regex = get_format("qwen3_coder").regex([WEATHER_TOOL])
+
+    def call(value: str, rest: str = "") -> bytes:
+        return (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\n"
+            f"{value}\n</parameter>\n{rest}</function>\n</tool_call>"
+        ).encode()
+
+    assert walk(regex, call("Paris")) is None
+    assert walk(regex, call("Paris </parameter> or Lyon")) is None
+    assert walk(regex, call("Paris</parameter>\n\tor Lyon")) is None
+    # before a follow text the marker ends the value: what comes after must be a tag
+    assert walk(regex, call("Paris</parameter>\n</function>x")) is not None
+    assert walk(regex, call("Paris</parameter>\n<parameter=days>\n2")) is None

@@ -7,7 +7,8 @@ NotImplementedError.  What keeps the expression small:
 
 * text that holds none of a set of stops is the marker automaton's loop at its start
   state, found by eliminating the other states deepest first (linear in the markers'
-  length for markers that do not overlap themselves);
+  length for markers that do not overlap themselves); a stop that counts only before a
+  follow text takes the follow automaton of _regex.py, eliminated the same way;
 * JSON whitespace is one space, or a newline and an indent (WHITESPACE; outlines'
   default is ``[ ]?``): pretty-printed arguments match, blank lines do not;
 * a JSON Schema's optional properties are written without repeating the ones after them
@@ -23,7 +24,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import grammar as g
 from . import _ir as ir
+from ._regex import text_automaton
 
 # JSON whitespace between tokens: one space, or a newline and an indent (pretty-printed
 # JSON); at most one newline, where outlines' default [ ]? has none (and where
@@ -198,18 +201,51 @@ def stop_free_text(markers: Iterable[str], min1: bool) -> _R:
         return _star(_raw("(?s:.)", _ATOM), 1 if min1 else 0)
     states = sorted({m[:k] for m in found for k in range(len(m))}, key=len)
     alphabet = sorted({c for m in found for c in m})
-    edges: dict[tuple[str, str], _R] = {}
-    final = "<final>"  # any state but the start: a run that stops short of a marker
+    edges: dict[tuple[Any, Any], _R] = {}
     for p in states:
         for ch in alphabet:
             s = p + ch
             if any(s.endswith(m) for m in found):
                 continue
             target = next(q for q in reversed(states) if s.endswith(q))
-            old = edges.get((p, target))
-            edges[p, target] = _set(ch) if old is None else _union(old, _set(ch))
-        if p:
-            edges[p, final] = _EMPTY
+            _add_edge(edges, p, target, _set(ch))
+    return _text_pieces(edges, states, alphabet, min1)
+
+
+def follow_text(stops: Sequence[g.Stop], min1: bool) -> _R:
+    """Text holding none of the stops, where a stop with follow texts counts only where
+    optional whitespace and one of them come after its marker (so a value may hold its
+    own closing tag): _regex.text_automaton's states, eliminated as above."""
+    auto = text_automaton(stops)
+    states = list(range(len(auto.moves)))
+    edges: dict[tuple[Any, Any], _R] = {}
+    for p, moves in enumerate(auto.moves):
+        by_target: dict[int, list[str]] = {}
+        for ch, target in moves.items():
+            by_target.setdefault(target, []).append(ch)
+        for target, chars in by_target.items():
+            _add_edge(edges, p, target, _set(chars))
+    return _text_pieces(edges, states, sorted(auto.alphabet), min1)
+
+
+def _add_edge(edges: dict[tuple[Any, Any], _R], p: Any, q: Any, r: _R) -> None:
+    joined = _alt([edges.get((p, q)), r])
+    assert joined is not None
+    edges[p, q] = joined
+
+
+_FINAL = "<final>"  # any state but the start: a run that stops short of a stop
+
+
+def _text_pieces(
+    edges: dict[tuple[Any, Any], _R], states: Sequence[Any], alphabet: Sequence[str], min1: bool
+) -> _R:
+    """The text of an automaton over the stops' characters whose start (states[0]) is
+    the one state the text may end in, and which any other character moves to from
+    every state: its states eliminated, latest first, into the loop at the start."""
+    start = states[0]
+    for p in states[1:]:
+        edges[p, _FINAL] = _EMPTY
     for s in reversed(states[1:]):
         loop = edges.pop((s, s), None)
         ins = [(p, r) for (p, q), r in edges.items() if q == s]
@@ -221,13 +257,12 @@ def stop_free_text(markers: Iterable[str], min1: bool) -> _R:
             for q, r_out in outs:
                 step = _cat(r_in, middle, r_out)
                 assert step is not None
-                old = edges.get((p, q))
-                joined = _alt([old, step]) if old is not None else step
-                assert joined is not None
-                edges[p, q] = joined
+                _add_edge(edges, p, q, step)
     other = _set(alphabet, negated=True)
-    partial = edges.get(("", final))
-    piece = _alt([edges.get(("", "")), _cat(_EMPTY if partial is None else _opt(partial), other)])
+    partial = edges.get((start, _FINAL))
+    piece = _alt(
+        [edges.get((start, start)), _cat(_EMPTY if partial is None else _opt(partial), other)]
+    )
     assert piece is not None
     return _star(piece, 1 if min1 else 0)
 
@@ -480,6 +515,8 @@ class _Writer:
         if isinstance(e, ir.Ws):
             return _star(_set(" \t\r\n"))
         if isinstance(e, ir.Text):
+            if any(s.follow for s in e.stops):
+                return follow_text(e.stops, e.min1)
             return stop_free_text([s.marker.decode("utf-8") for s in e.stops], e.min1)
         if isinstance(e, ir.CharRun):
             chars = [chr(b) for b in e.members if b < 0x80]
