@@ -86,15 +86,6 @@ NOT_EXPRESSIBLE = {
     "minimax_m3": "holds itself",
 }
 
-# The parser commits to a call at its opener (a cut); a regex is a plain language.  The call
-# block's closer is optional and the block may hold no call, so its opener may be followed
-# by content, and content may hold a call's opener: the call is taken as that content.
-# (Content that may not hold a call's opener takes these out, but refuses text that quotes
-# a call: docs/export.md.)
-_EMPTY_BLOCK = (
-    "a broken or unknown call is taken as content after a block that holds no call "
-    "(its closer is optional): the regex has no cut at the call's opener"
-)
 # internlm: <|action_start|> not followed by <|plugin|> is text (an ordered choice after
 # the call); as a union the regex also reads a call's <|action_start|> that way, and
 # content may hold the rest of the call
@@ -106,21 +97,14 @@ _UNDECLARED = "properties the schema does not declare are refused"
 _ORDER = "an object's properties are taken only in the schema's declared order"
 _OPEN_END_FENCE = "content cannot end with ```, the beginning of the ```json marker"
 _BOUNDS = "a number above its schema's maximum is taken: numeric bounds are not checked"
-_DEPTH = "a free-form object value nests an array: free-form JSON is one container deep (MAX_DEPTH)"
+_DEPTH = "a free-form value nests a container: free-form JSON is one container deep (MAX_DEPTH)"
 _SCHEMA_TYPED = "a value typed by the output is typed by the schema instead"
 _NAMES = "parameter names are limited to the schema's properties"
 # Fixtures the regex cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": _ORDER,
-    "deepseek_v32/non_json_value_flagged_false_stays_a_string": _EMPTY_BLOCK,
-    "deepseek_v32/parameter_without_string_flag_then_valid_call": _EMPTY_BLOCK,
-    "deepseek_v32/unknown_tool": _EMPTY_BLOCK,
-    "deepseek_v4/invalid_json_body_then_valid_call": _EMPTY_BLOCK,
-    "deepseek_v4/unknown_tool_after_valid_call": _EMPTY_BLOCK,
-    "deepseek_v41/non_json_value_flagged_false_stays_a_string": _EMPTY_BLOCK,
-    "deepseek_v41/parallel_calls": _BOUNDS + "; " + _EMPTY_BLOCK,
-    "deepseek_v41/parameter_without_string_flag_then_valid_call": _EMPTY_BLOCK,
-    "deepseek_v41/unknown_tool_after_valid_call": _EMPTY_BLOCK,
+    "deepseek_v4/typed_values_from_the_string_flag": _DEPTH,
+    "deepseek_v41/parallel_calls": _BOUNDS,
     "functionary_v3_2/arguments_not_an_object": _CONTENT,
     "functionary_v3_2/invalid_arguments_then_valid_call": _CONTENT,
     "functionary_v3_2/unknown_tool_and_known_tool": _CONTENT,
@@ -130,28 +114,16 @@ KNOWN: dict[str, str] = {
     "gigachat3/raw_newline_in_string_is_invalid": _CONTENT,
     "gigachat3/stringified_arguments_are_invalid": _CONTENT,
     "gigachat3/unknown_tool": _CONTENT,
-    "gigachat35/invalid_invoke_then_valid_invoke": _EMPTY_BLOCK,
-    "gigachat35/invalid_json_kept_as_string": _EMPTY_BLOCK,
-    "gigachat35/unknown_tool": _EMPTY_BLOCK,
     "gpt_oss/builtin_browser_tool_is_unknown": _CONTENT,
     "gpt_oss/invalid_arguments_then_retry": _CONTENT,
     "gpt_oss/unknown_tool": _CONTENT,
     "hermes/call_without_name_then_valid_call": _CONTENT,
     "hermes/extra_keys_ignored": _UNDECLARED,
-    "hunyuan/missing_value_tags_then_valid_call": _EMPTY_BLOCK,
-    "hunyuan/unknown_tool": _CONTENT,
-    "hunyuan/values_failing_their_type_stay_strings": _EMPTY_BLOCK,
     "inkling/tool_names_that_are_prefixes": _ORDER,
     "inkling/typed_values": _ORDER,
     "internlm/malformed_json_then_valid_block": _STRAY_OPENER,
     "internlm/unknown_tool_then_known_tool": _STRAY_OPENER,
-    "k2_horizon/missing_value_tags_then_valid_call": _CONTENT,
-    "k2_horizon/stated_type_decides_over_schema": _SCHEMA_TYPED,
-    "k2_horizon/unknown_tool": _CONTENT,
     "kimi/partial_marker_at_end_is_content": _OPEN_END,
-    "kimi_k3/json_body_instead_of_arguments_then_valid_call": _EMPTY_BLOCK,
-    "kimi_k3/stated_type_decides_over_schema": _EMPTY_BLOCK,
-    "kimi_k3/unknown_tool": _EMPTY_BLOCK,
     "ling3/typed_values_every_schema_type": _DEPTH,
     "markdown_json/arguments_as_a_string_stay_content": _OPEN_END_FENCE,
     "markdown_json/json_blocks_that_are_not_calls": _OPEN_END_FENCE,
@@ -233,22 +205,8 @@ def _named(tool: str) -> dict[str, Any]:
 
 NAMES = sorted({fx.format for fx in FIXTURES})
 # Formats whose first example the tool-choice test cannot hold to, and why.
-_LEFT_OUT_AS_CONTENT = "a call of a tool left out of the list is taken: " + _EMPTY_BLOCK
 _NONE = 'with tool_choice "none" the call is taken, as content (any text is)'
 TOOL_CHOICE_KNOWN: dict[str, str] = {
-    **{
-        name: _LEFT_OUT_AS_CONTENT
-        for name in (
-            "deepseek_v32",
-            "deepseek_v4",
-            "deepseek_v41",
-            "gigachat35",
-            "hunyuan",
-            "k2_horizon",
-            "kimi_k3",
-            "muse",
-        )
-    },
     **{
         name: _NONE
         for name in ("functionary_v3_2", "generic", "gigachat3", "gpt_oss", "internlm", "xlam")
@@ -340,11 +298,9 @@ def test_free_form_depth() -> None:
 # outlines-core's index of each format's regex, with the tool the first example calls
 # (all eleven fixture tools take seconds to index for many formats)
 # Formats whose index outlines-core does not build within seconds, left out of the test
-# until their regex is smaller (with the one tool the test gives, on the test machine:
-# xlam 22 s, its regex 133,000 characters of key orders; gigachat35, k2_horizon and kimi_k3
-# 50 s to over two minutes, their text automata crossed with the markers that share a long
-# prefix).  The DSML formats and muse take 0.4 to 4 s and are tested.
-SLOW_INDEX = {"gigachat35", "k2_horizon", "kimi_k3", "xlam"}
+# until their regex is smaller: xlam (22 s on the test machine with the one tool the test
+# gives), whose calls are a JSON list of keys in any order.
+SLOW_INDEX = {"xlam"}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n not in SLOW_INDEX])
@@ -379,3 +335,24 @@ def test_a_value_may_hold_its_closing_tag() -> None:
     # before a follow text the marker ends the value: what comes after must be a tag
     assert walk(regex, call("Paris</parameter>\n</function>x")) is not None
     assert walk(regex, call("Paris</parameter>\n<parameter=days>\n2")) is None
+
+
+def test_an_open_block_of_calls_ends_the_output() -> None:
+    """A DSML block's closer is optional, and its many(invoke) takes every invoke that
+    comes: the export needs the closer unless the output ends, so that a call the parser
+    would refuse cannot pass as content after a block that stopped early."""
+    regex = get_format("deepseek_v32").regex([WEATHER_TOOL], reasoning_in_prompt=False)
+    dsml = "\uff5cDSML\uff5c"  # (DeepSeek spells its markers with U+FF5C)
+    opener, closer = f"<{dsml}function_calls>\n", f"</{dsml}function_calls>"
+
+    def invoke(name: str) -> str:
+        return (
+            f'<{dsml}invoke name="{name}">\n<{dsml}parameter name="city" string="true">'
+            f"Oslo</{dsml}parameter>\n</{dsml}invoke>\n"
+        )
+
+    assert walk(regex, (opener + invoke("get_weather")).encode()) is None
+    assert walk(regex, (opener + invoke("get_weather") + closer + "\nDone.").encode()) is None
+    assert walk(regex, (opener + invoke("get_weather") + "Done.").encode()) is not None
+    assert walk(regex, (opener + invoke("get_weather") + invoke("not_a_tool")).encode()) is not None
+    assert walk(regex, (opener + invoke("not_a_tool") + closer).encode()) is not None

@@ -24,7 +24,7 @@ keeps what the output may be and drops what only steers the parser:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -252,14 +252,16 @@ class _Ctx:
     end: bool = False  # the end of the output follows: an eof() here matches
 
 
-def _roles(node: g.Node, rule_roles: Mapping[str, frozenset[str]]) -> frozenset[str]:
+def _roles(
+    node: g.Node, rule_roles: Mapping[str, frozenset[str]], closers: Collection[int] = ()
+) -> frozenset[str]:
     found: set[str] = set()
     stack = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, g.Tag):
             found.add(n.role)
-        elif isinstance(n, g.Eof) and not n.stopped:
+        elif (isinstance(n, g.Eof) and not n.stopped) or id(n) in closers:
             found.add(_EOF)
         elif isinstance(n, g.Ref):
             found |= rule_roles.get(n.name, frozenset())
@@ -275,6 +277,52 @@ def _first(node: g.Node) -> g.Node:
             node = node.item
         else:
             return node
+
+
+def _committing(node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str]) -> set[bytes]:
+    """The literals a node may begin with that a cut follows: once one is read, the node
+    is committed to (no other alternative, no end of a repetition)."""
+    if isinstance(node, g.Tag):
+        return _committing(node.item, rules, seen)
+    if isinstance(node, g.Ref):
+        if node.name in seen:
+            return set()
+        return _committing(rules[node.name], rules, seen | {node.name})
+    if isinstance(node, g.Choice):
+        return set().union(*(_committing(a, rules, seen) for a in node.alts))
+    if isinstance(node, g.Seq) and len(node.items) >= 2:
+        head, then = node.items[0], node.items[1]
+        # a literal, or a choice of spellings of one, then a cut
+        options = list(head.alts) if isinstance(head, g.Choice) else [head]
+        spellings = [a.text for a in options if isinstance(a, g.Lit)]
+        if isinstance(then, g.Cut) and len(spellings) == len(options):
+            return set(spellings)
+        return _committing(head, rules, seen)
+    return set()
+
+
+def _closers(rules: Mapping[str, g.Node]) -> set[int]:
+    """The optional closers of blocks of calls: an opt() right after (whitespace aside) a
+    many() whose item commits at its opener.  They count as an end of the output (what
+    marks eof(): rules holding one are lowered apart where the output may end)."""
+    found: set[int] = set()
+    stack = list(rules.values())
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, g.Seq):
+            for k, item in enumerate(n.items):
+                if not isinstance(item, g.Opt):
+                    continue
+                before = [i for i in n.items[:k] if not isinstance(i, g.Ws)]
+                repeated = before[-1] if before else None
+                if isinstance(repeated, g.Many) and _committing(repeated.item, rules, frozenset()):
+                    found.add(id(item))
+        stack.extend(g._children(n))
+    return found
 
 
 def _seq(items: Sequence[Expr | None]) -> Expr | None:
@@ -321,12 +369,13 @@ class Lowerer:
         self.rules: dict[str, Expr] = {}
         self._names: dict[tuple[str, _Ctx], str | None] = {}
         self._exclude: dict[int, tuple[bytes, ...]] = {}
+        self.closers = _closers(grammar.rules)
         roles: dict[str, frozenset[str]] = dict.fromkeys(grammar.rules, frozenset())
         changed = True
         while changed:
             changed = False
             for name, node in grammar.rules.items():
-                found = _roles(node, roles)
+                found = _roles(node, roles, self.closers)
                 if found != roles[name]:
                     roles[name] = found
                     changed = True
@@ -363,7 +412,7 @@ class Lowerer:
         return NotImplementedError(f"{self.what}: {construct} cannot be exported")
 
     def roles(self, node: g.Node) -> frozenset[str]:
-        return _roles(node, self.rule_roles)
+        return _roles(node, self.rule_roles, self.closers)
 
     def lower(self, entry_rule: str, counts: Sequence[Count]) -> Lowered:
         start = _alt([self.ref(entry_rule, _Ctx(count=c, end=True)) for c in counts])
@@ -491,7 +540,7 @@ class Lowerer:
             return replace(c, end=ctx.end and k >= last)
 
         if ctx.count in (ANY, ZERO):
-            return _seq([self.node(i, at(k, ctx)) for k, i in enumerate(items)])
+            return _seq([self.item(items, k, at(k, ctx)) for k in range(len(items))])
         # ONE / SOME: the calls come from one item; those before it hold none, those
         # after it none (ONE) or any (SOME)
         after: Count = ZERO if ctx.count == ONE else ANY
@@ -499,14 +548,26 @@ class Lowerer:
         for k, item in enumerate(items):
             if "tool_call" not in self.roles(item):
                 continue
-            before = [self.node(i, replace(inner, count=ZERO)) for i in items[:k]]
-            here = self.node(item, at(k, ctx))
+            before = [self.item(items, j, replace(inner, count=ZERO)) for j in range(k)]
+            here = self.item(items, k, at(k, ctx))
             rest = [
-                self.node(i, at(j, replace(ctx, count=after)))
-                for j, i in enumerate(items[k + 1 :], start=k + 1)
+                self.item(items, j, at(j, replace(ctx, count=after)))
+                for j in range(k + 1, len(items))
             ]
             alts.append(_seq([*before, here, *rest]))
         return _alt(alts)
+
+    def item(self, items: Sequence[g.Node], k: int, ctx: _Ctx) -> Expr | None:
+        """items[k] of a sequence.  The optional closer of a block of calls (opt(close)
+        right after many(call), where each call commits at its opener) is required
+        unless the output ends there: the parser's many() takes every call that comes, so
+        what follows a block left open never begins with a call's opener, which a grammar
+        written as a union cannot say; a block closed before more output says it."""
+        node = items[k]
+        if id(node) in self.closers and not ctx.end and ctx.count in (ANY, ZERO):
+            assert isinstance(node, g.Opt)
+            return self.node(node.item, ctx)
+        return self.node(node, ctx)
 
     def per_param(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
         assert ctx.tool is not None
