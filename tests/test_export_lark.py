@@ -67,10 +67,6 @@ _M3_UNTYPED = (
 )
 # Fixtures the export cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
-    "muse/marker_text_inside_values": "a value holding `</atem:parameter> then "
-    "</atem:invoke>; <|eom|><|start|>assistant`: the same bytes also read as the end of the "
-    "call and of the message, where `<|start|>` is a marker; llguidance's lexer, shared by "
-    "both readings, takes `<|start|>` whole, which the value's text splits (`<|`, `start|>`)",
     "xlam/marker_text_inside_string_arguments": "a bare JSON list is also content (ordered "
     "choice is a union): llguidance's greedy lexer reads the list's `[` and the next "
     "character as one text lexeme, longer than the literal `[`, so only the content reading "
@@ -150,8 +146,6 @@ KNOWN: dict[str, str] = {
             "hermes/call_without_name_then_valid_call",
             "markdown_json/two_objects_in_one_fence_are_invalid",
             "markdown_json/unknown_tool",
-            "muse/invalid_invoke_body",
-            "muse/unknown_tool",
             "xlam/broken_fence_then_text",
             "xlam/stringified_arguments_are_invalid",
             "xlam/unknown_tool_and_known_tool",

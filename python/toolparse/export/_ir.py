@@ -49,6 +49,9 @@ class Text(Expr):
 
     stops: tuple[g.Stop, ...]
     min1: bool
+    # Literals the text does not begin with: an earlier alternative of an ordered choice
+    # commits to them (a cut follows), so where this text stands they begin that one.
+    not_first: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -301,6 +304,25 @@ def _committing(node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str])
     return set()
 
 
+def _leading_texts(
+    node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str]
+) -> list[g.Until]:
+    """The texts a node may begin with."""
+    if isinstance(node, g.Tag):
+        return _leading_texts(node.item, rules, seen)
+    if isinstance(node, g.Ref):
+        if node.name in seen:
+            return []
+        return _leading_texts(rules[node.name], rules, seen | {node.name})
+    if isinstance(node, g.Choice):
+        return [t for a in node.alts for t in _leading_texts(a, rules, seen)]
+    if isinstance(node, (g.Many, g.Opt)):
+        return _leading_texts(node.item, rules, seen)
+    if isinstance(node, g.Seq) and node.items:
+        return _leading_texts(node.items[0], rules, seen)
+    return [node] if isinstance(node, g.Until) else []
+
+
 def _closers(rules: Mapping[str, g.Node]) -> set[int]:
     """The optional closers of blocks of calls: an opt() right after (whitespace aside) a
     many() whose item commits at its opener.  They count as an end of the output (what
@@ -369,6 +391,7 @@ class Lowerer:
         self.rules: dict[str, Expr] = {}
         self._names: dict[tuple[str, _Ctx], str | None] = {}
         self._exclude: dict[int, tuple[bytes, ...]] = {}
+        self._not_first: dict[int, tuple[bytes, ...]] = {}
         self.closers = _closers(grammar.rules)
         roles: dict[str, frozenset[str]] = dict.fromkeys(grammar.rules, frozenset())
         changed = True
@@ -502,7 +525,9 @@ class Lowerer:
         if isinstance(node, g.Ws):
             return Ws()
         if isinstance(node, g.Until):
-            return Text(node.stops, bool(node.flags & g.UNTIL_MIN1))
+            return Text(
+                node.stops, bool(node.flags & g.UNTIL_MIN1), self._not_first.get(id(node), ())
+            )
         if isinstance(node, g.Chars):
             members = frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
             high = {b for b in members if b >= 0x80}
@@ -585,8 +610,16 @@ class Lowerer:
 
     def choice(self, node: g.Choice, ctx: _Ctx) -> Expr | None:
         keys: list[bytes] = []
+        committed: set[bytes] = set()
         alts = []
+        rules, none = self.grammar.rules, frozenset[str]()
         for alt in node.alts:
+            # ordered choice: a text a later alternative begins with does not begin with
+            # what an earlier one commits to (that one takes it)
+            for text in _leading_texts(alt, rules, none) if committed else ():
+                known = set(self._not_first.get(id(text), ()))
+                self._not_first[id(text)] = tuple(sorted(known | committed))
+            committed |= _committing(alt, rules, none)
             if ctx.count == ZERO and not self.call_free(alt):
                 # no calls: an alternative that holds none only by repeating its calls
                 # no times is left out (a call block with no call in it would let the

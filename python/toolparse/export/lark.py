@@ -21,6 +21,34 @@ from ._regex import (
 )
 
 
+def _leading_literal(e: ir.Expr) -> bytes | None:
+    if isinstance(e, ir.Lit):
+        return e.text
+    if isinstance(e, ir.Seq) and e.items and isinstance(e.items[0], ir.Lit):
+        return e.items[0].text
+    return None
+
+
+def _split_prefixed(alts: Sequence[ir.Expr], special: Collection[bytes]) -> list[ir.Expr]:
+    """The branches of a choice, a leading literal that another branch's leading literal
+    begins split after that one.  llguidance's lexer is greedy and does not back up: with
+    the branches ` to=` TEXT and ` to=self...`, the input ` to=search` dies at its `a`
+    inside the longer literal.  Written as ` to=` then `self...`, both readings go on past
+    the shorter literal."""
+    leads = {lead for a in alts if (lead := _leading_literal(a)) is not None}
+    out: list[ir.Expr] = []
+    for a in alts:
+        lead = _leading_literal(a)
+        shorter = [p for p in leads if lead and p != lead and lead.startswith(p)]
+        if lead is None or not shorter or lead in special:
+            out.append(a)
+            continue
+        prefix = max(shorter, key=len)
+        rest = a.items[1:] if isinstance(a, ir.Seq) else ()
+        out.append(ir.Seq((ir.Lit(prefix), ir.Lit(lead[len(prefix) :]), *rest)))
+    return out
+
+
 class _Writer:
     def __init__(self, special_tokens: Collection[str]) -> None:
         self.special = {t.encode() for t in special_tokens}
@@ -63,7 +91,8 @@ class _Writer:
             text = " ".join(self.expr(i) for i in items)
             return text if top or len(items) == 1 else f"({text})"
         if isinstance(e, ir.Alt):
-            text = " | ".join(self.expr(a, top=True) for a in e.alts)
+            alts = _split_prefixed(e.alts, self.special)
+            text = " | ".join(self.expr(a, top=True) for a in alts)
             return text if top else f"({text})"
         if isinstance(e, ir.Repeat):
             return f"({self.expr(e.item, top=True)}){'+' if e.min else '*'}"
@@ -79,9 +108,18 @@ class _Writer:
             # a marker that begins with whitespace would split the whitespace before a
             # follow text: take the follow stops as plain ones
             stops = text_stops(g.Stop(s.marker) for s in e.stops)
-        lex = text_chunks((*stops.markers, *stops.atoms))
+        texts = (*stops.markers, *stops.atoms)
+        lex = text_chunks(texts)
+        # what the text may not begin with (an earlier alternative's): the first lexeme
+        # is then a plain run that does not begin with it, where it begins with no stop
+        not_first = [n.decode() for n in e.not_first]
+        not_first = [n for n in not_first if not any(t[0] == n[0] for t in texts)]
+        first_plain = None
+        if not_first and not stops.follow:
+            refused = "|".join(escape(n.encode()) for n in not_first)
+            first_plain = self.terminal(f"/{lex['plain']}/ & ~/({refused})(?s:.*)/", "PLAIN")
         if "chunk" not in lex:
-            plain = self.terminal("/" + lex["plain"] + "/", "PLAIN")
+            plain = first_plain or self.terminal("/" + lex["plain"] + "/", "PLAIN")
             return f"{plain}{'' if e.min1 else '?'}"
         chunk = lex["chunk"]
         if "open" in lex:
@@ -93,6 +131,9 @@ class _Writer:
         lead = f"{self.terminal(lex['prefix'], 'PREFIX')}* " if "prefix" in lex else ""
         if not stops.follow:
             plain = self.terminal("/" + lex["plain"] + "/", "PLAIN")
+            if first_plain:
+                run = f"({first_plain} | {lead}{chunk}) ({plain} | {lead}{chunk})*"
+                return run if e.min1 else f"({run})?"
             return f"({plain} | {lead}{chunk}){'+' if e.min1 else '*'}"
         return self.follow_text(e, stops, lex["plain"], lead, chunk)
 
