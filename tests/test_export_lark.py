@@ -174,25 +174,33 @@ TOOL_CHOICE_KNOWN = {
 
 
 @cache
-def _lark(name: str, tools: str, choice: str, parallel: bool, in_prompt: bool | None) -> str:
-    return get_format(name).lark(
+def exported(
+    method: str, name: str, tools: str, choice: str, parallel: bool, in_prompt: bool | None
+) -> str:
+    """A format's export by `method` ("lark", "regex"), once per arguments (tools and
+    tool choice as JSON text)."""
+    export = getattr(get_format(name), method)
+    text: str = export(
         json.loads(tools),
         tool_choice=json.loads(choice),
         parallel_tool_calls=parallel,
         reasoning_in_prompt=in_prompt,
     )
+    return text
 
 
-def lark_for(
-    fx: Fixture, tool_choice: Any = "auto", parallel: bool = True, tools: Any = None
+def fixture_export(method: str, fx: Fixture) -> str:
+    """The export a fixture is checked against: its tools, "auto", parallel calls."""
+    in_prompt = fx.options.get("reasoning_in_prompt")
+    return exported(method, fx.format, json.dumps(fx.tools), '"auto"', True, in_prompt)
+
+
+def choice_export(
+    method: str, name: str, tools: str, choice: Any = "auto", parallel: bool = True
 ) -> str:
-    return _lark(
-        fx.format,
-        json.dumps(fx.tools if tools is None else tools),
-        json.dumps(tool_choice),
-        parallel,
-        fx.options.get("reasoning_in_prompt"),
-    )
+    """The export for a format's own examples (their reasoning_in_prompt)."""
+    in_prompt = get_format(name).reasoning_in_prompt or None
+    return exported(method, name, tools, json.dumps(choice), parallel, in_prompt)
 
 
 def run(lark: str, data: bytes, complete: bool = True) -> str | None:
@@ -253,28 +261,31 @@ def known_params(fixtures: Iterable[Fixture], known: Mapping[str, str]) -> list[
     ]
 
 
-@pytest.mark.parametrize("fx", known_params(FIXTURES, KNOWN))
-def test_fixture(fx: Fixture) -> None:
+def check_fixture(fx: Fixture, method: str, walk: Callable[[str, bytes, bool], str | None]) -> None:
+    """The fixture's output is taken (refused where broken) by its `method` export, as
+    `walk` (None: taken, else where it stopped) reads it."""
     what = kind(fx)
-    lark = lark_for(fx)
-    result = run(lark, fx.raw, complete=what == "clean" and fx.finish != "length")
+    complete = what == "clean" and fx.finish != "length"
+    result = walk(fixture_export(method, fx), fx.raw, complete)
     if what == "broken":
         assert result is not None, "a broken output was accepted"
     else:
         assert result is None, result
 
 
+@pytest.mark.parametrize("fx", known_params(FIXTURES, KNOWN))
+def test_fixture(fx: Fixture) -> None:
+    check_fixture(fx, "lark", run)
+
+
 @cache
-def _tools(name: str) -> str:
+def fixture_tools(name: str) -> str:
+    """A format's fixture tools, as JSON text."""
     return (FIXTURES_DIR / name / "tools.json").read_text()
 
 
-def _choice_lark(name: str, tools: str, choice: Any = "auto", parallel: bool = True) -> str:
-    fmt = get_format(name)
-    return _lark(name, tools, json.dumps(choice), parallel, fmt.reasoning_in_prompt or None)
-
-
-def _named(tool: str) -> dict[str, Any]:
+def named(tool: str) -> dict[str, Any]:
+    """The tool choice that names a tool."""
     return {"type": "function", "function": {"name": tool}}
 
 
@@ -311,8 +322,8 @@ def check_tool_choice(
     (tool,) = called
     other = next(t for t in offered if t != tool)
     assert takes(tools, "auto", True, data)
-    assert takes(tools, _named(tool), True, data)
-    assert not takes(tools, _named(other), True, data)
+    assert takes(tools, named(tool), True, data)
+    assert not takes(tools, named(other), True, data)
     assert not takes(tools, "none", True, data)
     assert takes(tools, "required", True, data)
     if len(message.tool_calls) == 1:
@@ -328,9 +339,9 @@ def check_tool_choice(
 @pytest.mark.parametrize("name", NAMES)
 def test_tool_choice(name: str) -> None:
     def takes(tools: str, choice: Any, parallel: bool, data: bytes) -> bool:
-        return run(_choice_lark(name, tools, choice, parallel), data) is None
+        return run(choice_export("lark", name, tools, choice, parallel), data) is None
 
-    check_tool_choice(name, _tools(name), takes)
+    check_tool_choice(name, fixture_tools(name), takes)
 
 
 def test_strict_tool_refuses_unknown_arguments() -> None:

@@ -12,16 +12,19 @@ from typing import Any
 import pytest
 
 import toolparse
-from engines import FIXTURES_DIR, Fixture, load_fixtures
+from engines import Fixture, load_fixtures
 from helpers import WEATHER_TOOL
 from test_export_lark import (
     _CONTENT,
     _OPEN_END,
     EOS,
     TOKENIZER,
+    check_fixture,
     check_tool_choice,
-    kind,
+    choice_export,
+    fixture_tools,
     known_params,
+    named,
 )
 from toolparse.export.regex import to_regex
 from toolparse.formats import get_format
@@ -143,64 +146,25 @@ KNOWN: dict[str, str] = {
 }
 
 
-@cache
-def _regex(name: str, tools: str, choice: str, parallel: bool, in_prompt: bool | None) -> str:
-    return get_format(name).regex(
-        json.loads(tools),
-        tool_choice=json.loads(choice),
-        parallel_tool_calls=parallel,
-        reasoning_in_prompt=in_prompt,
-    )
-
-
-def regex_for(fx: Fixture) -> str:
-    return _regex(
-        fx.format,
-        json.dumps(fx.tools),
-        json.dumps("auto"),
-        True,
-        fx.options.get("reasoning_in_prompt"),
-    )
-
-
 FIXTURES = [fx for fx in load_fixtures() if fx.format not in NOT_EXPRESSIBLE]
 
 
 @pytest.mark.parametrize("fx", known_params(FIXTURES, KNOWN))
 def test_fixture(fx: Fixture) -> None:
-    what = kind(fx)
-    result = walk(regex_for(fx), fx.raw, complete=what == "clean" and fx.finish != "length")
-    if what == "broken":
-        assert result is not None, "a broken output was accepted"
-    else:
-        assert result is None, result
-
-
-@cache
-def _tools(name: str) -> str:
-    return (FIXTURES_DIR / name / "tools.json").read_text()
+    check_fixture(fx, "regex", walk)
 
 
 def _example_tools(name: str) -> tuple[str, str, str]:
     """The tools for the format's first example: the one it calls and one other (indexing
     all eleven takes seconds for some formats), as JSON; the called tool; the other."""
     fmt = get_format(name)
-    tools = json.loads(_tools(name))
+    tools = json.loads(fixture_tools(name))
     message = toolparse.parse(fmt.examples[0], fmt, tools=tools)
     called = {c.name for c in message.tool_calls}
     (tool,) = called or {tools[0]["function"]["name"]}
     other = next(t for t in tools if t["function"]["name"] != tool)
     chosen = [t for t in tools if t["function"]["name"] == tool] + [other]
     return json.dumps(chosen), tool, other["function"]["name"]
-
-
-def _choice_regex(name: str, tools: str, choice: Any = "auto", parallel: bool = True) -> str:
-    fmt = get_format(name)
-    return _regex(name, tools, json.dumps(choice), parallel, fmt.reasoning_in_prompt or None)
-
-
-def _named(tool: str) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": tool}}
 
 
 NAMES = sorted({fx.format for fx in FIXTURES})
@@ -227,17 +191,17 @@ def test_tool_choice(name: str) -> None:
     """As test_export_lark's (a second call refused without parallel calls: below)."""
 
     def takes(tools: str, choice: Any, parallel: bool, data: bytes) -> bool:
-        return walk(_choice_regex(name, tools, choice, parallel), data) is None
+        return walk(choice_export("regex", name, tools, choice, parallel), data) is None
 
     check_tool_choice(name, _example_tools(name)[0], takes)
 
 
 def test_parallel_calls_off_refuses_a_second_call() -> None:
     fmt = get_format("hermes")
-    tools = json.loads(_tools("hermes"))
+    tools = json.loads(fixture_tools("hermes"))
     call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     one, two = call.encode(), (call + "\n" + call).encode()
-    for choice in ("auto", "required", _named("get_weather")):
+    for choice in ("auto", "required", named("get_weather")):
         single = fmt.regex(tools, tool_choice=choice, parallel_tool_calls=False)
         many = fmt.regex(tools, tool_choice=choice)
         assert walk(single, one) is None and walk(many, one) is None
@@ -262,7 +226,7 @@ def test_schema_is_enforced() -> None:
 
 @pytest.mark.parametrize("name", sorted(NOT_EXPRESSIBLE))
 def test_not_expressible(name: str) -> None:
-    tools = json.loads(_tools(name))
+    tools = json.loads(fixture_tools(name))
     with pytest.raises(NotImplementedError, match=NOT_EXPRESSIBLE[name]) as caught:
         get_format(name).regex(tools)
     assert "regex" in str(caught.value)
@@ -307,7 +271,7 @@ SLOW_INDEX = {"xlam"}
 def test_outlines_index(name: str) -> None:
     tools, tool, _ = _example_tools(name)
     called = json.dumps([t for t in json.loads(tools) if t["function"]["name"] == tool])
-    index = oc.Index(_choice_regex(name, called), VOCABULARY)
+    index = oc.Index(choice_export("regex", name, called), VOCABULARY)
     state = index.get_initial_state()
     allowed = index.get_allowed_tokens(state)
     # the example begins with a byte the index allows where the empty output is not

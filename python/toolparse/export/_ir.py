@@ -323,27 +323,52 @@ def _leading_texts(
     return [node] if isinstance(node, g.Until) else []
 
 
+def _nodes(rules: Mapping[str, g.Node]) -> list[g.Node]:
+    """Every node of the grammar, once."""
+    found: list[g.Node] = []
+    stack = list(rules.values())
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) not in seen:
+            seen.add(id(n))
+            found.append(n)
+            stack.extend(g._children(n))
+    return found
+
+
+def _not_first(rules: Mapping[str, g.Node]) -> dict[int, tuple[bytes, ...]]:
+    """For each text (by id) that a later alternative of an ordered choice begins with,
+    the literals an earlier alternative commits to with a cut: that one takes them, so
+    the text never begins with one."""
+    found: dict[int, set[bytes]] = {}
+    none = frozenset[str]()
+    for choice in _nodes(rules):
+        if not isinstance(choice, g.Choice):
+            continue
+        committed: set[bytes] = set()
+        for alt in choice.alts:
+            for text in _leading_texts(alt, rules, none) if committed else ():
+                found.setdefault(id(text), set()).update(committed)
+            committed |= _committing(alt, rules, none)
+    return {k: tuple(sorted(v)) for k, v in found.items()}
+
+
 def _closers(rules: Mapping[str, g.Node]) -> set[int]:
     """The optional closers of blocks of calls: an opt() right after (whitespace aside) a
     many() whose item commits at its opener.  They count as an end of the output (what
     marks eof(): rules holding one are lowered apart where the output may end)."""
     found: set[int] = set()
-    stack = list(rules.values())
-    seen: set[int] = set()
-    while stack:
-        n = stack.pop()
-        if id(n) in seen:
+    for n in _nodes(rules):
+        if not isinstance(n, g.Seq):
             continue
-        seen.add(id(n))
-        if isinstance(n, g.Seq):
-            for k, item in enumerate(n.items):
-                if not isinstance(item, g.Opt):
-                    continue
-                before = [i for i in n.items[:k] if not isinstance(i, g.Ws)]
-                repeated = before[-1] if before else None
-                if isinstance(repeated, g.Many) and _committing(repeated.item, rules, frozenset()):
-                    found.add(id(item))
-        stack.extend(g._children(n))
+        for k, item in enumerate(n.items):
+            if not isinstance(item, g.Opt):
+                continue
+            before = [i for i in n.items[:k] if not isinstance(i, g.Ws)]
+            repeated = before[-1] if before else None
+            if isinstance(repeated, g.Many) and _committing(repeated.item, rules, frozenset()):
+                found.add(id(item))
     return found
 
 
@@ -391,7 +416,7 @@ class Lowerer:
         self.rules: dict[str, Expr] = {}
         self._names: dict[tuple[str, _Ctx], str | None] = {}
         self._exclude: dict[int, tuple[bytes, ...]] = {}
-        self._not_first: dict[int, tuple[bytes, ...]] = {}
+        self.not_first = _not_first(grammar.rules)
         self.closers = _closers(grammar.rules)
         roles: dict[str, frozenset[str]] = dict.fromkeys(grammar.rules, frozenset())
         changed = True
@@ -526,7 +551,7 @@ class Lowerer:
             return Ws()
         if isinstance(node, g.Until):
             return Text(
-                node.stops, bool(node.flags & g.UNTIL_MIN1), self._not_first.get(id(node), ())
+                node.stops, bool(node.flags & g.UNTIL_MIN1), self.not_first.get(id(node), ())
             )
         if isinstance(node, g.Chars):
             members = frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
@@ -610,16 +635,8 @@ class Lowerer:
 
     def choice(self, node: g.Choice, ctx: _Ctx) -> Expr | None:
         keys: list[bytes] = []
-        committed: set[bytes] = set()
         alts = []
-        rules, none = self.grammar.rules, frozenset[str]()
         for alt in node.alts:
-            # ordered choice: a text a later alternative begins with does not begin with
-            # what an earlier one commits to (that one takes it)
-            for text in _leading_texts(alt, rules, none) if committed else ():
-                known = set(self._not_first.get(id(text), ()))
-                self._not_first[id(text)] = tuple(sorted(known | committed))
-            committed |= _committing(alt, rules, none)
             if ctx.count == ZERO and not self.call_free(alt):
                 # no calls: an alternative that holds none only by repeating its calls
                 # no times is left out (a call block with no call in it would let the
