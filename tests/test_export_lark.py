@@ -5,6 +5,9 @@ their tool's schema, and calls the tool choice does not allow."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any, ClassVar
@@ -476,3 +479,34 @@ def test_solidus_escape_is_refused() -> None:
         "x-guidance": {**_JSON_OPTIONS, "json_allowed_escapes": 'nrbtf\\"u/'},
     }
     assert run("start: %json " + json.dumps(schema), b'"a\\/b"') is None
+
+
+_EXPORT_ALL = """
+import json, pathlib, sys
+from toolparse.formats import get_format
+fixtures = pathlib.Path(sys.argv[1])
+for name in sys.argv[2:]:
+    fmt = get_format(name)
+    tools = json.loads((fixtures / name / "tools.json").read_text())
+    exports = fmt.lark(tools), fmt.regex(tools), fmt.gbnf(tools), fmt.structural_tag(tools)
+    print(json.dumps(exports))
+"""
+
+
+def test_exports_are_the_same_in_every_process() -> None:
+    """An export is the same text whatever the hash seed (a server may cache compiled
+    grammars by their text): sets of markers and prefixes are ordered, not iterated."""
+    names = ["qwen3", "muse", "cohere_command", "hunyuan"]
+
+    def export(seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        run = subprocess.run(
+            [sys.executable, "-c", _EXPORT_ALL, str(FIXTURES_DIR), *names],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return run.stdout
+
+    assert export("1") == export("2") == export("3")

@@ -22,6 +22,12 @@ PATTERNS = {
 }
 
 
+def by_length(texts: Iterable[str], longest_first: bool = False) -> list[str]:
+    """The distinct texts by length, texts of one length in their own order: an export is
+    the same text in every process (a set's order depends on the hash seed)."""
+    return sorted(set(texts), key=lambda t: (-len(t) if longest_first else len(t), t))
+
+
 def escape(text: bytes) -> str:
     """A regex matching exactly these bytes (UTF-8 text)."""
     out = []
@@ -77,11 +83,11 @@ def text_lexemes(stops: Iterable[g.Stop]) -> tuple[str, str, str, str]:
     every = {s.marker.decode("utf-8") for s in stops}
     # a stop that holds another stop adds nothing: text without the other has neither
     every = {m for m in every if not any(o != m and o in m for o in every)}
-    markers = sorted(every, key=len, reverse=True)
+    markers = by_length(every, longest_first=True)
     # a lexer reads bytes: a stop begins at its first byte, so the text's plain run
     # stops before every character that shares that first byte
     first = "".join(_lead_byte_class(m.encode()[0]) for m in sorted(set(markers)))
-    starts = sorted({m[:k] for m in markers for k in range(1, len(m))}, key=len, reverse=True)
+    starts = by_length((m[:k] for m in markers for k in range(1, len(m))), longest_first=True)
     return (
         first,
         f"[^{first}]+",
@@ -189,7 +195,7 @@ def text_chunks(texts: Iterable[str]) -> dict[str, str]:
 
     A greedy lexer reading these never takes a byte of a marker into the text, and ends
     each lexeme where the text alone decides."""
-    texts = sorted(set(texts), key=len, reverse=True)
+    texts = by_length(texts, longest_first=True)
     first = "".join(sorted({_lead_byte_class(m.encode()[0]) for m in texts}))
     whole = "|".join(escape(m.encode()) for m in texts)
     out = {"first": first, "plain": f"[^{first}]+", "whole": whole}
@@ -206,7 +212,7 @@ def text_chunks(texts: Iterable[str]) -> dict[str, str]:
         out["prefix"] = f"/{prefix}/"
         out["chunk"] = f"/({prefix})[^{initials}]|[{first}]/ & ~/[{initials}]|{prefix}|{whole}/"
         return out
-    starts = sorted({m[:k] for m in texts for k in range(1, len(m))}, key=len, reverse=True)
+    starts = by_length((m[:k] for m in texts for k in range(1, len(m))), longest_first=True)
     start_re = "|".join(escape(p.encode()) for p in starts)
     out["starts"] = start_re
     out["prefix"] = f"/{start_re}/ & ~/(?s:.+)({start_re})/"

@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import grammar as g
 from . import _ir as ir
-from ._regex import text_automaton
+from ._regex import by_length, text_automaton
 
 _JSON_RULES = {
     "json-value": (
@@ -181,7 +181,7 @@ class _Writer:
 
     def string_except(self, words: Sequence[str]) -> str:
         """A JSON string token other than these (unescaped) contents."""
-        prefixes = sorted({w[:k] for w in words for k in range(len(w) + 1)}, key=len)
+        prefixes = by_length(w[:k] for w in words for k in range(len(w) + 1))
         base = f"strx-{len(self.names)}"
         self.names[f"strx:{sorted(words)}:{len(self.names)}"] = base
         state = {p: f"{base}-{i}" for i, p in enumerate(prefixes)}

@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import grammar as g
 from . import _ir as ir
-from ._regex import text_automaton
+from ._regex import by_length, text_automaton
 
 # JSON whitespace between tokens: one space, or a newline and an indent (pretty-printed
 # JSON); at most one newline, where outlines' default [ ]? has none (and where
@@ -199,7 +199,7 @@ def stop_free_text(markers: Iterable[str], min1: bool) -> _R:
     found = {m for m in found if not any(o != m and o in m for o in found)}
     if not found:
         return _star(_raw("(?s:.)", _ATOM), 1 if min1 else 0)
-    states = sorted({m[:k] for m in found for k in range(len(m))}, key=len)
+    states = by_length(m[:k] for m in found for k in range(len(m)))
     alphabet = sorted({c for m in found for c in m})
     edges: dict[tuple[Any, Any], _R] = {}
     for p in states:
