@@ -225,7 +225,7 @@ size_t tp_emitter_arena_length(const tp_emitter *e) { return e->own.arena.len; }
 
 void tp_emitter_prefetch(const tp_emitter *e) {
     if (e->depth) TP_PREFETCH(&e->frames[e->depth - 1]);
-    if (e->staged_for && e->staged > STAGE_CAP - 8) /* about to be written out */
+    if (e->staged > STAGE_CAP - 8 && e->staged_for->data) /* about to be written out */
         TP_PREFETCH(e->staged_for->data + e->staged_for->len);
     if (e->out == &e->own) { /* a batch's output is shared: in the cache already */
         TP_PREFETCH(e->own.events.data + e->own.events.len);
