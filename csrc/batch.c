@@ -116,9 +116,8 @@ static tp_status group(tp_batch_events *out, uint32_t position, uint32_t slot, s
     g.count = (uint32_t)(end - first);
     g.stateful = 0;
     for (j = first; j < end; j++) {
-        if (events[j].kind != TP_EV_CONTENT && events[j].kind != TP_EV_REASONING &&
-            events[j].kind != TP_EV_ARGS)
-            g.stateful = 1;
+        uint32_t kind = events[j].kind;
+        g.stateful |= kind != TP_EV_CONTENT && kind != TP_EV_REASONING && kind != TP_EV_ARGS;
     }
     return tp_buf_append(&out->groups, &g, sizeof g);
 }

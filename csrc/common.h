@@ -19,10 +19,12 @@ typedef enum tp_status {
 #define TP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TP_PREFETCH(p) __builtin_prefetch(p)
+#define TP_NOINLINE __attribute__((noinline))
 #else
 #define TP_LIKELY(x) (x)
 #define TP_UNLIKELY(x) (x)
 #define TP_PREFETCH(p) ((void)(p))
+#define TP_NOINLINE
 #endif
 
 /* Structs that many streams keep, one per stream, align their hot fields to this. */

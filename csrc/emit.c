@@ -131,14 +131,21 @@ static tp_status unstage(tp_emitter *e) {
     return TP_OK;
 }
 
+/* stage_append where the stage is another buffer's or full. */
+static tp_status restage(tp_emitter *e, tp_buf *b, const uint8_t *text, size_t n) {
+    TRY(unstage(e));
+    if (n > STAGE_CAP) return tp_buf_append(b, text, n);
+    e->staged_for = b;
+    memcpy(e->stage, text, n);
+    e->staged = (uint8_t)n;
+    return TP_OK;
+}
+
 /* Appends streamed text to b (content, reasoning or arguments) through the stage. */
-static tp_status stage_append(tp_emitter *e, tp_buf *b, const uint8_t *text, size_t n) {
-    if (e->staged_for != b || n > (size_t)(STAGE_CAP - e->staged)) {
-        TRY(unstage(e));
-        if (n > STAGE_CAP) return tp_buf_append(b, text, n);
-        e->staged_for = b;
-    }
-    memcpy(e->stage + e->staged, text, n);
+static inline tp_status stage_append(tp_emitter *e, tp_buf *b, const uint8_t *text, size_t n) {
+    if (TP_UNLIKELY(e->staged_for != b || n > (size_t)(STAGE_CAP - e->staged)))
+        return restage(e, b, text, n);
+    tp_copy_short(e->stage + e->staged, text, n);
     e->staged += (uint8_t)n;
     return TP_OK;
 }
@@ -271,6 +278,30 @@ static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const u
     return TP_OK;
 }
 
+/* push_event for a piece of streamed text (no aux), the event of nearly every feed:
+ * straight stores where the output has room. */
+static inline tp_status push_text(tp_emitter *e, uint32_t kind, int32_t index,
+                                  const uint8_t *text, size_t n) {
+    tp_event_out *o = e->out;
+    tp_event *ev;
+    if (TP_UNLIKELY(o->events.cap - o->events.len < sizeof *ev || o->arena.cap - o->arena.len < n ||
+                    n > UINT32_MAX - o->arena.len))
+        return push_event(e, kind, index, text, n, NULL, 0, NULL);
+    ev = (tp_event *)(void *)(o->events.data + o->events.len);
+    o->events.len += sizeof *ev;
+    ev->kind = kind;
+    ev->index = index;
+    ev->text_off = (uint32_t)o->arena.len;
+    ev->text_len = (uint32_t)n;
+    ev->aux_off = (uint32_t)(o->arena.len + n);
+    ev->aux_len = 0;
+    ev->code = ev->msg = 0;
+    ev->offset = 0;
+    tp_copy_short(o->arena.data + o->arena.len, text, n);
+    o->arena.len += n;
+    return TP_OK;
+}
+
 static tp_status push_error(tp_emitter *e, uint32_t kind, uint32_t msg, int32_t index,
                             uint64_t offset, const uint8_t *detail, size_t detail_len) {
     tp_event *ev;
@@ -316,35 +347,46 @@ static tp_status call_error(tp_emitter *e, uint32_t kind, uint32_t msg, const ui
     return push_error(e, kind, msg, e->call.index, e->offset, detail, detail_len);
 }
 
-static tp_status args(tp_emitter *e, const uint8_t *text, size_t n) {
+static tp_status args(tp_emitter *e, const uint8_t *text, size_t n);
+
+/* More arguments than the limit leaves room for: what fits goes out, then the limit (the
+ * same at any chunking). */
+static TP_NOINLINE tp_status args_past_limit(tp_emitter *e, const uint8_t *text, size_t n,
+                                             size_t room) {
+    size_t fits = whole_characters(text, n, room);
+    if (fits) TRY(args(e, text, fits));
+    return stop_at_limit(e, TP_MSG_LIMIT_ARGUMENT);
+}
+
+static inline tp_status args(tp_emitter *e, const uint8_t *text, size_t n) {
     call_state *c = &e->call;
     size_t held, room;
     if (!c->active || c->dead || n == 0) return TP_OK;
     held = staged_length(e, &c->args);
     room = e->max_argument_bytes > held ? (size_t)(e->max_argument_bytes - held) : 0;
-    if (TP_UNLIKELY(n > room)) { /* what fits goes out, then the limit: the same at any chunking */
-        size_t fits = whole_characters(text, n, room);
-        if (fits) TRY(args(e, text, fits));
-        return stop_at_limit(e, TP_MSG_LIMIT_ARGUMENT);
-    }
+    if (TP_UNLIKELY(n > room)) return args_past_limit(e, text, n, room);
     TRY(stage_append(e, &c->args, text, n));
     if (e->repair) return TP_OK; /* held: sent whole (or repaired) when the call ends */
     if (c->index < 0) return tp_buf_append(&c->pending, text, n);
-    return push_event(e, TP_EV_ARGS, c->index, text, n, NULL, 0, NULL);
+    return push_text(e, TP_EV_ARGS, c->index, text, n);
 }
 
 static tp_status args_str(tp_emitter *e, const char *text) {
     return args(e, (const uint8_t *)text, strlen(text));
 }
 
+/* Content or reasoning: to the message and out as an event. */
+static inline tp_status message_text(tp_emitter *e, int reasoning, const uint8_t *text,
+                                     size_t n) {
+    TRY(stage_append(e, reasoning ? &e->reasoning : &e->content, text, n));
+    return push_text(e, reasoning ? TP_EV_REASONING : TP_EV_CONTENT, -1, text, n);
+}
+
 static tp_status stream_text(tp_emitter *e, const frame *f, const uint8_t *text, size_t n) {
     switch (f->role) {
     case TP_ROLE_REASONING:
-        TRY(stage_append(e, &e->reasoning, text, n));
-        return push_event(e, TP_EV_REASONING, -1, text, n, NULL, 0, NULL);
     case TP_ROLE_CONTENT:
-        TRY(stage_append(e, &e->content, text, n));
-        return push_event(e, TP_EV_CONTENT, -1, text, n, NULL, 0, NULL);
+        return message_text(e, f->role == TP_ROLE_REASONING, text, n);
     case TP_ROLE_TOOL_ARGS:
         return args(e, text, n);
     default: { /* a string parameter: the inside of a JSON string */
@@ -508,10 +550,26 @@ static tp_status js_decode(frame *f, tp_buf *out, const uint8_t *s, size_t n) {
 
 static tp_status stream_piece(tp_emitter *e, frame *f, const uint8_t *data, size_t n);
 
+static tp_status text_in_frame(tp_emitter *e, frame *f, const uint8_t *data, size_t n);
+
 tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
     frame *f;
     if (e->stopped || e->depth == 0 || n == 0) return TP_OK;
     f = &e->frames[e->depth - 1];
+    /* The common piece: whole characters of content, reasoning or arguments with nothing
+     * held back before them, straight to where stream_piece and stream_whole would send it. */
+    if (TP_LIKELY(!f->held_len && data[n - 1] < 0x80)) {
+        if ((f->role == TP_ROLE_CONTENT || f->role == TP_ROLE_REASONING) &&
+            f->decode != TP_DECODE_JSON_STRING)
+            return message_text(e, f->role == TP_ROLE_REASONING, data, n);
+        if (f->role == TP_ROLE_TOOL_ARGS) return args(e, data, n);
+    }
+    return text_in_frame(e, f, data, n);
+}
+
+/* tp_emitter_text's other cases. */
+static TP_NOINLINE tp_status text_in_frame(tp_emitter *e, frame *f, const uint8_t *data,
+                                           size_t n) {
     if (f->decode == TP_DECODE_JSON_STRING &&
         (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT)) {
         tp_status st = js_decode(f, &e->decoded, data, n);

@@ -216,6 +216,17 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
         if (consumed) *consumed = 0;
         return s->finished ? s->final_verdict : verdict_of(s);
     }
+    if (s->state == ST_STR && len <= 16) {
+        /* a token inside a string, the most common feed: no byte ends it or needs a look */
+        unsigned plain = B_STR_PLAIN;
+        for (i = 0; i < len; i++) plain &= cls[buf[i]]; /* no branch per byte */
+        if (plain) {
+            s->pos += len;
+            if (consumed) *consumed = len;
+            return TP_JSON_NEED_MORE;
+        }
+        i = 0;
+    }
     while (i < len) {
         b = buf[i];
     again:

@@ -240,20 +240,32 @@ tp_status tp_stream_finish(tp_stream *s, int cut_short) {
     return st;
 }
 
+static tp_status feed_many_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
+                                  size_t n, uint32_t *bad_id);
+
 tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
                                 size_t n, uint32_t *bad_id) {
-    size_t k;
     uint32_t len;
     const uint8_t *bytes;
     tp_emitter_clear_events(s->emitter);
     if (s->finished) return TP_ERR_STATE;
-    if (n == 1) { /* one decode step: no copy */
-        bytes = tp_vocab_token(vocab, ids[0], &len);
-        if (!bytes) goto bad;
-        if (s->special && tp_vocab_is_special(vocab, ids[0]))
-            TRY_STREAM(tp_vm_mark_special(s->vm, tp_vm_fed(s->vm)));
-        return tp_vm_feed(s->vm, bytes, len);
+    if (n != 1) return feed_many_tokens(s, vocab, ids, n, bad_id);
+    bytes = tp_vocab_token(vocab, ids[0], &len); /* one decode step: no copy */
+    if (!bytes) {
+        if (bad_id) *bad_id = ids[0];
+        return TP_ERR_ARG;
     }
+    if (s->special && tp_vocab_is_special(vocab, ids[0]))
+        TRY_STREAM(tp_vm_mark_special(s->vm, tp_vm_fed(s->vm)));
+    return tp_vm_feed(s->vm, bytes, len);
+}
+
+/* tp_stream_feed_tokens of other than one id: their bytes joined, fed as one piece. */
+static TP_NOINLINE tp_status feed_many_tokens(tp_stream *s, const tp_vocab *vocab,
+                                             const uint32_t *ids, size_t n, uint32_t *bad_id) {
+    size_t k;
+    uint32_t len;
+    const uint8_t *bytes;
     for (k = 0; k < n; k++) { /* every id first: nothing is fed when one is bad */
         if (!tp_vocab_token(vocab, ids[k], &len)) {
             ids += k;

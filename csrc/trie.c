@@ -348,6 +348,16 @@ size_t tp_matcher_plain(const tp_matcher *m, const uint8_t *buf, size_t len) {
     return idle_at_root(m) ? root_run(m->trie, buf, len) : 0;
 }
 
+int tp_matcher_all_plain(const tp_matcher *m, const uint8_t *buf, size_t len) {
+    const tp_trie *t = m->trie;
+    size_t k;
+    unsigned stays = 1;
+    if (!idle_at_root(m)) return 0;
+    if (len > 16) return root_run(t, buf, len) == len;
+    for (k = 0; k < len; k++) stays &= t->root_stays[buf[k]]; /* no branch per byte */
+    return (int)stays;
+}
+
 void tp_matcher_skip(tp_matcher *m, size_t n) {
     m->fed += n;
     m->scan += n;

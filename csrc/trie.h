@@ -51,6 +51,8 @@ tp_status tp_matcher_finish(tp_matcher *m, tp_match *out, size_t cap, size_t *n_
  * k <= that count has the effect of feeding those bytes. */
 size_t tp_matcher_plain(const tp_matcher *m, const uint8_t *buf, size_t len);
 void tp_matcher_skip(tp_matcher *m, size_t n);
+/* Whether tp_matcher_plain would pass over all len bytes (quicker for a token's few). */
+int tp_matcher_all_plain(const tp_matcher *m, const uint8_t *buf, size_t len);
 
 int tp_matcher_finished(const tp_matcher *m);
 uint64_t tp_matcher_position(const tp_matcher *m); /* bytes fed */

@@ -904,11 +904,11 @@ static void rest_check(tp_vm *vm) {
 
 /* feed_plain at rest: the same steps, on the one line of state they need.  Returns 0
  * where the data is not plain; the JSON scanner has then seen it, as with feed_plain. */
-static int feed_at_rest(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st) {
+static inline int feed_at_rest(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st) {
     uint64_t end = vm->base; /* the window is empty */
     if (vm->max_stream && len > vm->max_stream - end) return 0;
     if (vm->rest == SUB_UNTIL) {
-        if (tp_matcher_plain(vm->rest_in.matcher, data, len) != len) return 0;
+        if (!tp_matcher_all_plain(vm->rest_in.matcher, data, len)) return 0;
         tp_matcher_skip(vm->rest_in.matcher, len);
         vm->fed_to = end + len;
     } else if (tp_json_feed(vm->rest_in.scanner, data, len, NULL) != TP_JSON_NEED_MORE) {
@@ -924,20 +924,27 @@ static int feed_at_rest(tp_vm *vm, const uint8_t *data, size_t len, tp_status *s
     return 1;
 }
 
+static tp_status feed_window(tp_vm *vm, const uint8_t *data, size_t len);
+
 tp_status tp_vm_feed(tp_vm *vm, const uint8_t *data, size_t len) {
-    int over = 0;
     tp_status st;
     if (vm->rest && len) {
         if (feed_at_rest(vm, data, len, &st)) return st;
         vm->rest = 0; /* on to the slow path: feed_plain would only fail again */
-    } else {
-        vm->rest = 0;
-        if (vm->finished) return TP_OK; /* the parse is over: input is ignored */
-        if (len && feed_plain(vm, data, len, &st)) {
-            if (st == TP_OK) rest_check(vm);
-            return st;
-        }
+        return feed_window(vm, data, len);
     }
+    vm->rest = 0;
+    if (vm->finished) return TP_OK; /* the parse is over: input is ignored */
+    if (len && feed_plain(vm, data, len, &st)) {
+        if (st == TP_OK) rest_check(vm);
+        return st;
+    }
+    return feed_window(vm, data, len);
+}
+
+/* The slow path of a feed: through the window and the instruction loop. */
+static TP_NOINLINE tp_status feed_window(tp_vm *vm, const uint8_t *data, size_t len) {
+    int over = 0;
     if (vm->max_stream && len > vm->max_stream - avail(vm)) {
         len = (size_t)(vm->max_stream - avail(vm)); /* parse up to the limit, then stop */
         over = 1;
