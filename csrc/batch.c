@@ -107,19 +107,24 @@ static tp_status check_step(tp_batch *b, const tp_vocab *vocab, const uint32_t *
 static tp_status group(tp_batch_events *out, uint32_t position, uint32_t slot, size_t first) {
     const tp_event *events = (const tp_event *)(const void *)out->out.events.data;
     size_t end = out->out.events.len / sizeof(tp_event), j;
-    tp_batch_group g;
+    tp_batch_group *g;
     if (first == end) return TP_OK;
-    if (end > UINT32_MAX) return TP_ERR_NOMEM;
-    g.position = position;
-    g.slot = slot;
-    g.first = (uint32_t)first;
-    g.count = (uint32_t)(end - first);
-    g.stateful = 0;
-    for (j = first; j < end; j++) {
+    if (end > UINT32_MAX || tp_buf_reserve(&out->groups, sizeof *g) != TP_OK) return TP_ERR_NOMEM;
+    g = (tp_batch_group *)(void *)(out->groups.data + out->groups.len);
+    out->groups.len += sizeof *g;
+    g->position = position;
+    g->slot = slot;
+    g->first = (uint32_t)first;
+    g->count = (uint32_t)(end - first);
+    g->stateful = 0;
+    for (j = first; j < end; j++) { /* most often one text piece */
         uint32_t kind = events[j].kind;
-        g.stateful |= kind != TP_EV_CONTENT && kind != TP_EV_REASONING && kind != TP_EV_ARGS;
+        if (kind != TP_EV_CONTENT && kind != TP_EV_REASONING && kind != TP_EV_ARGS) {
+            g->stateful = 1;
+            break;
+        }
     }
-    return tp_buf_append(&out->groups, &g, sizeof g);
+    return TP_OK;
 }
 
 tp_status tp_batch_feed(tp_batch *b, const tp_vocab *vocab, const uint32_t *slots,

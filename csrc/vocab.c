@@ -4,11 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A token's place in bytes, and whether it is special, in one 8-byte entry: a decode step
- * of many streams reads one entry per stream, at random, and each line is a likely miss. */
+/* A token in one 16-byte entry: its length and whether it is special, then its bytes
+ * themselves when they fit (most tokens), else their offset in the byte table.  A decode
+ * step of many streams reads one entry per stream, at random, and each line is a likely
+ * miss: a token that fits costs one line instead of two. */
+#define INLINE_BYTES 12
+
 typedef struct entry {
-    uint32_t offset;
     uint32_t length_special; /* length << 1 | special */
+    union {
+        uint8_t bytes[INLINE_BYTES]; /* length <= INLINE_BYTES */
+        uint32_t offset;             /* longer: where in the byte table */
+    } at;
 } entry;
 
 struct tp_vocab {
@@ -40,9 +47,15 @@ tp_status tp_vocab_new(const uint8_t *bytes, size_t n_bytes, const uint32_t *off
     }
     if (n_bytes) memcpy(v->bytes, bytes, n_bytes);
     for (k = 0; k < n_tokens; k++) {
-        v->entries[k].offset = offsets[k];
-        v->entries[k].length_special =
-            (offsets[k + 1] - offsets[k]) << 1 | (uint32_t)(special && special[k] != 0);
+        entry *e = &v->entries[k];
+        uint32_t length = offsets[k + 1] - offsets[k];
+        e->length_special = length << 1 | (uint32_t)(special && special[k] != 0);
+        memset(&e->at, 0, sizeof e->at);
+        if (length <= INLINE_BYTES) {
+            if (length) memcpy(e->at.bytes, bytes + offsets[k], length);
+        } else {
+            e->at.offset = offsets[k];
+        }
     }
     v->n_tokens = n_tokens;
     *out = v;
@@ -63,9 +76,11 @@ int tp_vocab_is_special(const tp_vocab *v, uint32_t id) {
 }
 
 const uint8_t *tp_vocab_token(const tp_vocab *v, uint32_t id, uint32_t *len) {
+    const entry *e;
     if (id >= v->n_tokens) return NULL;
-    *len = v->entries[id].length_special >> 1;
-    return v->bytes + v->entries[id].offset;
+    e = &v->entries[id];
+    *len = e->length_special >> 1;
+    return *len <= INLINE_BYTES ? e->at.bytes : v->bytes + e->at.offset;
 }
 
 void tp_vocab_prefetch_entry(const tp_vocab *v, uint32_t id) {
@@ -73,5 +88,8 @@ void tp_vocab_prefetch_entry(const tp_vocab *v, uint32_t id) {
 }
 
 void tp_vocab_prefetch_bytes(const tp_vocab *v, uint32_t id) {
-    if (id < v->n_tokens) TP_PREFETCH(v->bytes + v->entries[id].offset);
+    const entry *e;
+    if (id >= v->n_tokens) return;
+    e = &v->entries[id];
+    if (e->length_special >> 1 > INLINE_BYTES) TP_PREFETCH(v->bytes + e->at.offset);
 }

@@ -3,6 +3,7 @@ on both engines, and special-token markers (BatchParser: test_batch.py)."""
 
 from __future__ import annotations
 
+import random
 from functools import cache
 
 import pytest
@@ -76,6 +77,27 @@ def test_bad_token_ids_are_value_errors() -> None:
 
 
 # --- feed_tokens ------------------------------------------------------------------------------
+
+
+def test_tokens_of_every_length_reach_the_parse_whole() -> None:
+    # the core keeps a short token's bytes in its table entry and a long one's apart: each
+    # length around the boundary, fed one id at a time, in a batch and all at once
+    pieces = [bytes(97 + (n + k) % 26 for k in range(n)) for n in range(41)]
+    rng = random.Random(9)
+    ids = [rng.randrange(len(pieces)) for _ in range(300)]
+    text = b"".join(pieces[i] for i in ids).decode()
+    lengths = Vocab(pieces)
+    single = StreamParser("hermes", engine="native", vocab=lengths)
+    one_by_one = [e for i in ids for e in single.feed_tokens(i)] + single.finish()
+    whole = StreamParser("hermes", engine="native", vocab=lengths)
+    at_once = whole.feed_tokens(ids) + whole.finish()
+    batch = BatchParser("hermes", vocab=lengths)
+    batch.add("r")
+    for i in ids:
+        batch.feed(["r"], [i])
+    for events in (one_by_one, at_once):
+        assert "".join(e.text for e in events if isinstance(e, ContentDelta)) == text
+    assert batch.finish("r")[-1].message.content == text
 
 
 @by_engine
