@@ -94,6 +94,20 @@ def test_schema_is_enforced() -> None:
     assert run(grammar, good.replace(b'"city": "Oslo", ', b"")) is not None
 
 
+def test_integer_bounds_are_enforced() -> None:
+    from test_export_regex import bounded_tool
+
+    tools = [bounded_tool({"minimum": -2, "exclusiveMaximum": 15})]
+    grammar = gbnf_to_lark(get_format("hermes").gbnf(tools)["grammar"])
+    call = (
+        b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "days": %s}}</tool_call>'
+    )
+    for days in (b"-2", b"-0", b"0", b"9", b"14"):
+        assert run(grammar, call % days) is None, days
+    for days in (b"-3", b"15", b"140", b"014", b"1.5"):
+        assert run(grammar, call % days) is not None, days
+
+
 def _automaton_takes(stops: Any, text: str) -> bool:
     """Whether GBNF's text automaton (what the text rules transcribe) takes text."""
     auto = text_automaton(stops)

@@ -6,10 +6,13 @@ the same Rust regex syntax); outlines-core builds an index of it."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolparse
 from engines import Fixture, load_fixtures
@@ -26,6 +29,7 @@ from test_export_lark import (
     known_params,
     named,
 )
+from toolparse.export import _ranges
 from toolparse.export.regex import to_regex
 from toolparse.formats import get_format
 
@@ -99,7 +103,6 @@ _STRAY_OPENER = (
 _UNDECLARED = "properties the schema does not declare are refused"
 _ORDER = "an object's properties are taken only in the schema's declared order"
 _OPEN_END_FENCE = "content cannot end with ```, the beginning of the ```json marker"
-_BOUNDS = "a number above its schema's maximum is taken: numeric bounds are not checked"
 _DEPTH = "a free-form value nests a container: free-form JSON is one container deep (MAX_DEPTH)"
 _SCHEMA_TYPED = "a value typed by the output is typed by the schema instead"
 _NAMES = "parameter names are limited to the schema's properties"
@@ -107,7 +110,6 @@ _NAMES = "parameter names are limited to the schema's properties"
 KNOWN: dict[str, str] = {
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": _ORDER,
     "deepseek_v4/typed_values_from_the_string_flag": _DEPTH,
-    "deepseek_v41/parallel_calls": _BOUNDS,
     "functionary_v3_2/arguments_not_an_object": _CONTENT,
     "functionary_v3_2/invalid_arguments_then_valid_call": _CONTENT,
     "functionary_v3_2/unknown_tool_and_known_tool": _CONTENT,
@@ -222,6 +224,59 @@ def test_schema_is_enforced() -> None:
     assert walk(regex, good.replace(b"2}", b'"2"}')) is not None
     assert walk(regex, good.replace(b'"city": "Oslo", ', b"")) is not None
     assert walk(regex, good.replace(b"2}", b'2, "x": 1}')) is not None
+
+
+def bounded_tool(days: dict[str, Any]) -> dict[str, Any]:
+    """WEATHER_TOOL with these bounds on its integer `days`."""
+    parameters = WEATHER_TOOL["function"]["parameters"]
+    properties = {**parameters["properties"], "days": {"type": "integer", **days}}
+    function = {**WEATHER_TOOL["function"], "parameters": {**parameters, "properties": properties}}
+    return {**WEATHER_TOOL, "function": function}
+
+
+def test_integer_bounds_are_enforced() -> None:
+    regex = get_format("hermes").regex([bounded_tool({"minimum": 1, "maximum": 14})])
+    call = (
+        b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "days": %s}}</tool_call>'
+    )
+    for days, taken in [(b"1", True), (b"7", True), (b"14", True), (b"0", False)]:
+        assert (walk(regex, call % days) is None) == taken, days
+    for days in (b"15", b"-1", b"140", b"014", b"1.5"):
+        assert walk(regex, call % days) is not None, days
+    with pytest.raises(NotImplementedError, match="no integer in it"):
+        get_format("hermes").regex([bounded_tool({"minimum": 3, "exclusiveMaximum": 3})])
+
+
+def test_integer_bounds_from_every_draft() -> None:
+    assert _ranges.integer_bounds({"minimum": 1, "maximum": 14}) == (1, 14)
+    assert _ranges.integer_bounds({"exclusiveMinimum": 0, "exclusiveMaximum": 10}) == (1, 9)
+    assert _ranges.integer_bounds({"minimum": 0.5, "maximum": 3.7}) == (1, 3)
+    assert _ranges.integer_bounds({"minimum": 2, "exclusiveMinimum": True}) == (3, None)
+    assert _ranges.integer_bounds({"maximum": 2, "exclusiveMaximum": True}) == (None, 1)
+    assert _ranges.integer_bounds({"minimum": True, "maximum": "9"}) == (None, None)
+
+
+bound = st.none() | st.integers(-(10**6), 10**6) | st.sampled_from([0, 9, 10, -10, 99, 100])
+
+
+@given(low=bound, high=bound, values=st.lists(st.integers(-(10**7), 10**7), max_size=20))
+@settings(max_examples=400, deadline=None)
+def test_integer_ranges_spell_exactly_the_integers_in_range(
+    low: int | None, high: int | None, values: list[int]
+) -> None:
+    spellings = _ranges.integer_spellings(low, high)
+    if low is not None and high is not None and low > high:
+        assert spellings == []
+        return
+    pattern = re.compile(_ranges.regex(spellings))
+    near = [b + d for b in (low, high, 0) if b is not None for d in (-11, -10, -1, 0, 1, 10)]
+    for value in values + near:
+        inside = (low is None or value >= low) and (high is None or value <= high)
+        assert (pattern.fullmatch(str(value)) is not None) == inside, value
+    zero = (low is None or low <= 0) and (high is None or high >= 0)
+    assert (pattern.fullmatch("-0") is not None) == zero  # JSON's other spelling of 0
+    for spelled in ("01", "+1", "-01", "00", ""):
+        assert pattern.fullmatch(spelled) is None
 
 
 @pytest.mark.parametrize("name", sorted(NOT_EXPRESSIBLE))

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import grammar as g
 from . import _ir as ir
+from . import _ranges
 from ._regex import by_length, text_automaton
 
 _JSON_RULES = {
@@ -111,6 +112,12 @@ class _Writer:
         if kind == "array":
             item = self.schema(schema.get("items", {}))
             return self.rule("array", f'"[" ws ( {item} ws ( "," ws {item} ws )* )? "]"')
+        bounds = _ranges.integer_bounds(schema)
+        if kind == "integer" and bounds != (None, None):
+            spellings = _ranges.integer_spellings(*bounds)
+            if not spellings:
+                raise NotImplementedError(f"an integer schema with no integer in range: {schema}")
+            return self.rule("integer-range", _ranges.gbnf(spellings))
         simple = {
             "string": "json-string",
             "integer": "json-integer",

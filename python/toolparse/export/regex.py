@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import grammar as g
 from . import _ir as ir
+from . import _ranges
 from ._regex import by_length, text_automaton
 
 # JSON whitespace between tokens: one space, or a newline and an indent (pretty-printed
@@ -398,13 +399,17 @@ class _Json:
                 return _STRING
             char = _raw(_STRING_CHAR)
             return self._seq(_lit('"'), _times(char, low, high), _lit('"'))
-        if kind in ("integer", "number"):
-            found = _SCALAR[kind]
+        bounds = _ranges.integer_bounds(schema)
+        if kind == "integer" and bounds != (None, None):
+            spellings = _ranges.integer_spellings(*bounds)
+            if not spellings:
+                raise self.refuse("an integer range with no integer in it")
+            return _raw(_ranges.regex(spellings), _ATOM)
+        if kind == "number":
             low = schema.get("minimum", schema.get("exclusiveMinimum"))
             if isinstance(low, (int, float)) and low >= 0:
-                # no sign: a cheap part of the bounds (the rest is not checked)
-                found = _raw(found.text.removeprefix("-?"), _CAT)
-            return found
+                # no sign: a cheap part of a number's bounds (the rest is not checked)
+                return _raw(_NUMBER.removeprefix("-?"), _CAT)
         if kind in _SCALAR:
             return _SCALAR[kind]
         if kind is None:
