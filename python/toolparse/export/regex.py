@@ -537,7 +537,9 @@ class _Writer:
                 )
             return _star(cls, 1 if e.min1 else 0)
         if isinstance(e, ir.JsonValue):
-            return self.json.value(e.schema, self.json.depth, e.schema, frozenset())
+            # each object in its schema's order or sorted, as a template may write it
+            schema = ir.either_order(e.schema)
+            return self.json.value(schema, self.json.depth, schema, frozenset())
         if isinstance(e, ir.JsonString):
             return self.json.string_except(e.exclude) if e.exclude else _STRING
         if isinstance(e, ir.Pattern):
