@@ -12,10 +12,6 @@
 /* Types one schema node may list (the tool table's limit for a parameter). */
 #define TP_M3_MAX_TYPES 64u
 
-/* Appends s[0..n) with each ill-formed UTF-8 part replaced by U+FFFD (CPython's
- * decode(errors="replace")). */
-tp_status tp_utf8_replace_append(tp_buf *out, const uint8_t *s, size_t n);
-
 /* Appends the JSON text of a value's raw text (valid UTF-8) typed by its schema types, in
  * order; a string (the raw text, whitespace kept) when none fits.  scanner: a strict JSON
  * scanner, reset here. */

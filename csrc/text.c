@@ -115,6 +115,27 @@ tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
     return tp_buf_append(out, s + run, n - run);
 }
 
+tp_status tp_utf8_replace_append(tp_buf *out, const uint8_t *s, size_t n) {
+    size_t k = 0, run = 0;
+    while (k < n) {
+        size_t bad = 0, len;
+        if (s[k] < 0x80) {
+            k++;
+            continue;
+        }
+        len = tp_utf8_char(s + k, n - k, &bad);
+        if (len) {
+            k += len;
+            continue;
+        }
+        TRY(tp_buf_append(out, s + run, k - run));
+        TRY(tp_buf_append(out, "\xef\xbf\xbd", 3));
+        k += bad;
+        run = k;
+    }
+    return tp_buf_append(out, s + run, n - run);
+}
+
 int tp_hexval(uint8_t b) {
     if (b >= '0' && b <= '9') return b - '0';
     if (b >= 'a' && b <= 'f') return b - 'a' + 10;

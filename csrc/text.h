@@ -13,6 +13,10 @@ size_t tp_utf8_tail(const uint8_t *data, size_t n);
  * the ill-formed part that one U+FFFD replaces (CPython's "replace"). */
 size_t tp_utf8_char(const uint8_t *s, size_t n, size_t *bad);
 
+/* Appends s[0..n) with each ill-formed UTF-8 part replaced by U+FFFD (CPython's
+ * decode(errors="replace")). */
+tp_status tp_utf8_replace_append(tp_buf *out, const uint8_t *s, size_t n);
+
 /* Appends code point cp (at most 0x10FFFF) as UTF-8. */
 tp_status tp_utf8_append(tp_buf *out, uint32_t cp);
 

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "stream.h"
+#include "text.h"
 
 #define NS "]<]minimax[>["
 
