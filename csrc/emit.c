@@ -253,15 +253,11 @@ int tp_emitter_any_reasoning(const tp_emitter *e) { return e->any_reasoning; }
 
 /* -- events ----------------------------------------------------------------------------- */
 
-static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const uint8_t *text,
-                            size_t text_len, const uint8_t *aux, size_t aux_len, tp_event **out) {
-    tp_event_out *o = e->out;
-    tp_event *ev;
-    size_t size = text_len + aux_len;
-    if (size > UINT32_MAX - o->arena.len || tp_buf_reserve(&o->arena, size) != TP_OK ||
-        tp_buf_reserve(&o->events, sizeof *ev) != TP_OK)
-        return TP_ERR_NOMEM;
-    ev = (tp_event *)(void *)(o->events.data + o->events.len);
+/* The next event record, filled in, its text and aux to come next in the arena (the
+ * caller has made room for the record and for both). */
+static inline tp_event *add_event(tp_event_out *o, uint32_t kind, int32_t index, size_t text_len,
+                                  size_t aux_len) {
+    tp_event *ev = (tp_event *)(void *)(o->events.data + o->events.len);
     o->events.len += sizeof *ev;
     ev->kind = kind;
     ev->index = index;
@@ -271,6 +267,18 @@ static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const u
     ev->aux_len = (uint32_t)aux_len;
     ev->code = ev->msg = 0;
     ev->offset = 0;
+    return ev;
+}
+
+static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const uint8_t *text,
+                            size_t text_len, const uint8_t *aux, size_t aux_len, tp_event **out) {
+    tp_event_out *o = e->out;
+    tp_event *ev;
+    size_t size = text_len + aux_len;
+    if (size > UINT32_MAX - o->arena.len || tp_buf_reserve(&o->arena, size) != TP_OK ||
+        tp_buf_reserve(&o->events, sizeof *ev) != TP_OK)
+        return TP_ERR_NOMEM;
+    ev = add_event(o, kind, index, text_len, aux_len);
     if (text_len) memcpy(o->arena.data + o->arena.len, text, text_len);
     if (aux_len) memcpy(o->arena.data + o->arena.len + text_len, aux, aux_len);
     o->arena.len += size;
@@ -283,20 +291,10 @@ static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const u
 static inline tp_status push_text(tp_emitter *e, uint32_t kind, int32_t index,
                                   const uint8_t *text, size_t n) {
     tp_event_out *o = e->out;
-    tp_event *ev;
-    if (TP_UNLIKELY(o->events.cap - o->events.len < sizeof *ev || o->arena.cap - o->arena.len < n ||
-                    n > UINT32_MAX - o->arena.len))
+    if (TP_UNLIKELY(o->events.cap - o->events.len < sizeof(tp_event) ||
+                    o->arena.cap - o->arena.len < n || n > UINT32_MAX - o->arena.len))
         return push_event(e, kind, index, text, n, NULL, 0, NULL);
-    ev = (tp_event *)(void *)(o->events.data + o->events.len);
-    o->events.len += sizeof *ev;
-    ev->kind = kind;
-    ev->index = index;
-    ev->text_off = (uint32_t)o->arena.len;
-    ev->text_len = (uint32_t)n;
-    ev->aux_off = (uint32_t)(o->arena.len + n);
-    ev->aux_len = 0;
-    ev->code = ev->msg = 0;
-    ev->offset = 0;
+    add_event(o, kind, index, n, 0);
     tp_copy_short(o->arena.data + o->arena.len, text, n);
     o->arena.len += n;
     return TP_OK;

@@ -67,6 +67,22 @@ size_t tp_utf8_char(const uint8_t *s, size_t n, size_t *bad) {
     return need;
 }
 
+/* At s[*k], a byte past ASCII: passes over a valid character, or writes s[*run, *k) and
+ * U+FFFD for the ill-formed part there (what decoding with "replace" gives) and passes
+ * over that. */
+static tp_status pass_non_ascii(tp_buf *out, const uint8_t *s, size_t n, size_t *k, size_t *run) {
+    size_t bad = 0, len = tp_utf8_char(s + *k, n - *k, &bad);
+    if (len) {
+        *k += len;
+        return TP_OK;
+    }
+    TRY(tp_buf_append(out, s + *run, *k - *run));
+    TRY(tp_buf_append(out, "\xef\xbf\xbd", 3));
+    *k += bad;
+    *run = *k;
+    return TP_OK;
+}
+
 /* Appends text as the inside of a JSON string, escaped as json.dumps does, with each
  * ill-formed UTF-8 part replaced by U+FFFD (as decoding with "replace" would). */
 tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
@@ -76,17 +92,9 @@ tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
     while (k < n) {
         uint8_t b = s[k];
         char esc[6];
-        size_t esc_len = 2, bad = 0, len;
+        size_t esc_len = 2;
         if (b >= 0x80) {
-            len = tp_utf8_char(s + k, n - k, &bad);
-            if (len) {
-                k += len;
-                continue;
-            }
-            TRY(tp_buf_append(out, s + run, k - run));
-            TRY(tp_buf_append(out, "\xef\xbf\xbd", 3));
-            k += bad;
-            run = k;
+            TRY(pass_non_ascii(out, s, n, &k, &run));
             continue;
         }
         if (b >= 0x20 && b != '"' && b != '\\') {
@@ -118,20 +126,8 @@ tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
 tp_status tp_utf8_replace_append(tp_buf *out, const uint8_t *s, size_t n) {
     size_t k = 0, run = 0;
     while (k < n) {
-        size_t bad = 0, len;
-        if (s[k] < 0x80) {
-            k++;
-            continue;
-        }
-        len = tp_utf8_char(s + k, n - k, &bad);
-        if (len) {
-            k += len;
-            continue;
-        }
-        TRY(tp_buf_append(out, s + run, k - run));
-        TRY(tp_buf_append(out, "\xef\xbf\xbd", 3));
-        k += bad;
-        run = k;
+        if (s[k] < 0x80) k++;
+        else TRY(pass_non_ascii(out, s, n, &k, &run));
     }
     return tp_buf_append(out, s + run, n - run);
 }
