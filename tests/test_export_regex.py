@@ -123,7 +123,7 @@ KNOWN: dict[str, str] = {
     "gpt_oss/unknown_tool": _CONTENT,
     "hermes/call_without_name_then_valid_call": _CONTENT,
     "hermes/extra_keys_ignored": _UNDECLARED,
-    "inkling/typed_values": _ORDER,
+    "inkling/typed_values": _DEPTH,
     "internlm/malformed_json_then_valid_block": _STRAY_OPENER,
     "internlm/unknown_tool_then_known_tool": _STRAY_OPENER,
     "kimi/partial_marker_at_end_is_content": _OPEN_END,
