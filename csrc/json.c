@@ -199,7 +199,7 @@ static tp_json_reason hex_doomed(const tp_json *s) {
 
 #define FAIL(why)                  \
     do {                           \
-        s->state = ST_ERROR;       \
+        state = ST_ERROR;          \
         s->reason = (why);         \
         s->err_offset = s->pos + i; \
         goto out;                  \
@@ -210,13 +210,14 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
     const int strict = s->dialect == TP_JSON_STRICT;
     const int python = s->dialect == TP_JSON_PYTHON;
     size_t i = 0;
-    uint8_t b;
+    uint8_t b, state;
 
     if (s->finished || s->state == ST_DONE || s->state == ST_ERROR) {
         if (consumed) *consumed = 0;
         return s->finished ? s->final_verdict : verdict_of(s);
     }
-    if (s->state == ST_STR && len <= 16) {
+    state = s->state; /* kept in a register (the stack writes could alias it) */
+    if (state == ST_STR && len <= 16) {
         /* a token inside a string, the most common feed: no byte ends it or needs a look */
         unsigned plain = B_STR_PLAIN;
         for (i = 0; i < len; i++) plain &= cls[buf[i]]; /* no branch per byte */
@@ -230,7 +231,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
     while (i < len) {
         b = buf[i];
     again:
-        switch (s->state) {
+        switch (state) {
         case ST_VALUE:
         case ST_VALUE_OR_CLOSE:
         case ST_KEY_OR_CLOSE:
@@ -245,7 +246,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
         default:
             break;
         }
-        switch (s->state) {
+        switch (state) {
         case ST_VALUE_OR_CLOSE:
             if (b == s->stack[s->depth - 1]) goto close_container;
             goto value;
@@ -262,25 +263,25 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             case '[':
                 if (s->depth == s->max_depth) FAIL(TP_JSON_E_LIMIT);
                 s->stack[s->depth++] = (uint8_t)(b == '{' ? C_OBJECT : C_ARRAY);
-                s->state = b == '{' ? ST_KEY_OR_CLOSE : ST_VALUE_OR_CLOSE;
+                state = b == '{' ? ST_KEY_OR_CLOSE : ST_VALUE_OR_CLOSE;
                 i++;
                 continue;
             case '(':
                 if (!python) FAIL(TP_JSON_E_UNEXPECTED_BYTE);
                 if (s->depth == s->max_depth) FAIL(TP_JSON_E_LIMIT);
                 s->stack[s->depth++] = C_TUPLE;
-                s->state = ST_VALUE_OR_CLOSE;
+                state = ST_VALUE_OR_CLOSE;
                 i++;
                 continue;
             case '"':
             case '\'':
                 goto open_string;
             case '-':
-                s->state = ST_NUM_MINUS;
+                state = ST_NUM_MINUS;
                 i++;
                 continue;
             case '0':
-                s->state = ST_NUM_ZERO;
+                state = ST_NUM_ZERO;
                 i++;
                 continue;
             case 't':
@@ -297,7 +298,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
                 goto open_literal;
             default:
                 if (b >= '1' && b <= '9') {
-                    s->state = ST_NUM_INT;
+                    state = ST_NUM_INT;
                     i++;
                     continue;
                 }
@@ -305,7 +306,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             }
         open_literal:
             s->lit_pos = 1;
-            s->state = ST_LIT;
+            state = ST_LIT;
             i++;
             continue;
 
@@ -325,7 +326,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             }
             if (s->dialect == TP_JSON_LENIENT && (cls[b] & B_IDENT_START)) {
                 s->relax |= TP_JSON_R_UNQUOTED_KEY;
-                s->state = ST_IDENT;
+                state = ST_IDENT;
                 i++;
                 continue;
             }
@@ -337,25 +338,25 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
                 b = buf[i];
             }
             if (b == ':') {
-                s->state = ST_VALUE;
+                state = ST_VALUE;
                 i++;
                 continue;
             }
             if (cls[b] & B_WS) {
-                s->state = ST_COLON;
+                state = ST_COLON;
                 continue;
             }
             FAIL(TP_JSON_E_UNEXPECTED_BYTE);
 
         case ST_COLON:
             if (b != ':') FAIL(TP_JSON_E_UNEXPECTED_BYTE);
-            s->state = ST_VALUE;
+            state = ST_VALUE;
             i++;
             continue;
 
         case ST_AFTER:
             if (b == ',') {
-                s->state = s->stack[s->depth - 1] == C_OBJECT ? ST_KEY : ST_VALUE;
+                state = s->stack[s->depth - 1] == C_OBJECT ? ST_KEY : ST_VALUE;
                 i++;
                 continue;
             }
@@ -370,19 +371,19 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             if (b == s->quote) {
                 i++;
                 if (s->str_is_key) {
-                    s->state = ST_COLON;
+                    state = ST_COLON;
                     continue;
                 }
                 goto value_done;
             }
             if (b == '\\') {
-                s->state = ST_ESC;
+                state = ST_ESC;
                 i++;
                 continue;
             }
             if (b >= 0x80) {
                 if (!utf8_lead(s, b)) FAIL(TP_JSON_E_INVALID_UTF8);
-                s->state = ST_UTF8;
+                state = ST_UTF8;
                 i++;
                 continue;
             }
@@ -400,7 +401,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
         case ST_UTF8:
             if (b < s->utf8_lo || b > s->utf8_hi) FAIL(TP_JSON_E_INVALID_UTF8);
             s->utf8_lo = 0x80, s->utf8_hi = 0xBF;
-            if (--s->utf8_left == 0) s->state = ST_STR;
+            if (--s->utf8_left == 0) state = ST_STR;
             i++;
             continue;
 
@@ -412,11 +413,11 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
                 }
                 if (b >= 0x80) {
                     if (!utf8_lead(s, b)) FAIL(TP_JSON_E_INVALID_UTF8);
-                    s->state = ST_UTF8;
+                    state = ST_UTF8;
                     i++;
                     continue;
                 }
-                s->state = ST_STR;
+                state = ST_STR;
                 i++;
                 continue;
             }
@@ -436,7 +437,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             case 'n':
             case 'r':
             case 't':
-                s->state = ST_STR;
+                state = ST_STR;
                 i++;
                 continue;
             default:
@@ -445,7 +446,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
         open_hex:
             s->hex_left = (uint8_t)(s->hex_kind == HEX_X2 ? 2 : s->hex_kind == HEX_U8 ? 8 : 4);
             s->code = 0;
-            s->state = ST_HEX;
+            state = ST_HEX;
             i++;
             continue;
 
@@ -462,17 +463,17 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
                 continue;
             }
             if (s->hex_kind == HEX_X2) {
-                s->state = ST_STR;
+                state = ST_STR;
             } else if (s->hex_kind == HEX_U8) {
                 if (s->code >= 0xD800 && s->code <= 0xDFFF) s->relax |= TP_JSON_R_LONE_SURROGATE;
-                s->state = ST_STR;
+                state = ST_STR;
             } else if (s->hex_kind == HEX_LOW4 && s->code >= 0xDC00 && s->code <= 0xDFFF) {
-                s->state = ST_STR; /* a complete surrogate pair */
+                state = ST_STR; /* a complete surrogate pair */
             } else {
                 /* lenient or python: the pending high surrogate, or this low one, is alone */
                 if (s->hex_kind == HEX_LOW4 || (s->code >= 0xDC00 && s->code <= 0xDFFF))
                     s->relax |= TP_JSON_R_LONE_SURROGATE;
-                s->state = s->code >= 0xD800 && s->code <= 0xDBFF ? ST_SURR_BSL : ST_STR;
+                state = s->code >= 0xD800 && s->code <= 0xDBFF ? ST_SURR_BSL : ST_STR;
             }
             i++;
             continue;
@@ -480,13 +481,13 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
 
         case ST_SURR_BSL:
             if (b == '\\') {
-                s->state = ST_SURR_U;
+                state = ST_SURR_U;
                 i++;
                 continue;
             }
             if (strict) FAIL(TP_JSON_E_LONE_SURROGATE);
             s->relax |= TP_JSON_R_LONE_SURROGATE;
-            s->state = ST_STR;
+            state = ST_STR;
             goto again;
 
         case ST_SURR_U:
@@ -496,14 +497,14 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             }
             if (strict) FAIL(TP_JSON_E_LONE_SURROGATE);
             s->relax |= TP_JSON_R_LONE_SURROGATE;
-            s->state = ST_ESC;
+            state = ST_ESC;
             goto again;
 
         case ST_NUM_MINUS:
             if (b == '0') {
-                s->state = ST_NUM_ZERO;
+                state = ST_NUM_ZERO;
             } else if (b >= '1' && b <= '9') {
-                s->state = ST_NUM_INT;
+                state = ST_NUM_INT;
             } else {
                 FAIL(TP_JSON_E_INVALID_NUMBER);
             }
@@ -519,19 +520,19 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             }
         number_tail:
             if (b == '.') {
-                s->state = ST_NUM_DOT;
+                state = ST_NUM_DOT;
                 i++;
                 continue;
             }
             if (b == 'e' || b == 'E') {
-                s->state = ST_NUM_E;
+                state = ST_NUM_E;
                 i++;
                 continue;
             }
             goto number_done;
         case ST_NUM_DOT:
             if (!(cls[b] & B_DIGIT)) FAIL(TP_JSON_E_INVALID_NUMBER);
-            s->state = ST_NUM_FRAC;
+            state = ST_NUM_FRAC;
             i++;
             continue;
         case ST_NUM_FRAC:
@@ -540,21 +541,21 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
                 b = buf[i];
             }
             if (b == 'e' || b == 'E') {
-                s->state = ST_NUM_E;
+                state = ST_NUM_E;
                 i++;
                 continue;
             }
             goto number_done;
         case ST_NUM_E:
             if (b == '+' || b == '-') {
-                s->state = ST_NUM_ESIGN;
+                state = ST_NUM_ESIGN;
                 i++;
                 continue;
             }
             /* fall through */
         case ST_NUM_ESIGN:
             if (!(cls[b] & B_DIGIT)) FAIL(TP_JSON_E_INVALID_NUMBER);
-            s->state = ST_NUM_EXP;
+            state = ST_NUM_EXP;
             i++;
             continue;
         case ST_NUM_EXP:
@@ -584,7 +585,7 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             if (!python) s->relax |= TP_JSON_R_SINGLE_QUOTE;
         }
         s->quote = b;
-        s->state = ST_STR;
+        state = ST_STR;
         i++;
         continue;
 
@@ -594,24 +595,25 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
     value_done:
         /* i is already past the value's last byte */
         if (s->depth == 0) {
-            s->state = ST_DONE;
+            state = ST_DONE;
             s->end = (int64_t)(s->pos + i);
             goto out;
         }
-        s->state = ST_AFTER;
+        state = ST_AFTER;
         continue;
 
     number_done:
         /* the number ends before b, which is not consumed here */
         if (s->depth == 0) {
-            s->state = ST_DONE;
+            state = ST_DONE;
             s->end = (int64_t)(s->pos + i);
             goto out;
         }
-        s->state = ST_AFTER;
+        state = ST_AFTER;
         goto again;
     }
 out:
+    s->state = state;
     s->pos += i; /* on error, i stops at the offending byte */
     if (consumed) *consumed = i;
     return verdict_of(s);
