@@ -110,10 +110,44 @@ def time_single(
     return statistics.median(results)
 
 
+PROFILED_STEPS = 64
+
+
+def feed_only(phase: str, steps: int) -> None:
+    """1024 streams fed `steps` (at most PROFILED_STEPS) steps of a phase, untimed: what a
+    step costs is the difference between two runs under a profiler, e.g. `valgrind
+    --tool=cachegrind python benchmarks/batch.py --feed-only content 40`, then 0, divided by
+    40 * 1024 (everything else, the token arrays included, is the same in both runs)."""
+    if not 0 <= steps <= PROFILED_STEPS:
+        sys.exit(f"--feed-only takes 0 to {PROFILED_STEPS} steps")
+    vocab, cases = phases(64 * 1024)
+    lead, ids = cases[phase]
+    streams = STREAM_COUNTS[-1]
+    stagger = [k * 7919 % (len(ids) - PROFILED_STEPS) for k in range(streams)]
+    batch = toolparse.BatchParser("hermes", vocab=vocab)
+    for k, s in enumerate(stagger):
+        batch.add(k)
+        batch.parser(k).feed_tokens(lead + ids[:s])
+    slots = array.array("I", range(streams))
+    step_tokens = [array.array("I", [ids[s + t] for s in stagger]) for t in range(PROFILED_STEPS)]
+    for tokens in step_tokens[:steps]:
+        batch.feed_slots(slots, tokens)
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--quick", action="store_true", help="small inputs, one repeat")
-    quick = options.parse_args().quick
+    options.add_argument(
+        "--feed-only",
+        nargs=2,
+        metavar=("PHASE", "STEPS"),
+        help="only feed 1024 streams STEPS steps of PHASE (content, arguments), for a profiler",
+    )
+    parsed = options.parse_args()
+    if parsed.feed_only:
+        feed_only(parsed.feed_only[0], int(parsed.feed_only[1]))
+        return
+    quick = parsed.quick
     size, repeats, stream_steps = (64 * 1024, 1, 20_000) if quick else (256 * 1024, 5, 400_000)
     vocab, cases = phases(size)
     print(
