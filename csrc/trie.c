@@ -35,7 +35,7 @@ struct tp_trie {
 };
 
 struct tp_matcher {
-    /* What a feed of plain text reads and writes (tp_matcher_plain, tp_matcher_skip), in
+    /* What a feed of plain text reads and writes (tp_matcher_all_plain, tp_matcher_skip), in
      * the first cache line: many streams' matchers are fed in one batch step. */
     const tp_trie *trie;
     uint32_t state;
@@ -342,10 +342,6 @@ static size_t root_run(const tp_trie *t, const uint8_t *buf, size_t len) {
 
 static int idle_at_root(const tp_matcher *m) {
     return !m->finished && m->state == 0 && !m->has_cand && m->scratch_pos == m->scratch_len;
-}
-
-size_t tp_matcher_plain(const tp_matcher *m, const uint8_t *buf, size_t len) {
-    return idle_at_root(m) ? root_run(m->trie, buf, len) : 0;
 }
 
 int tp_matcher_all_plain(const tp_matcher *m, const uint8_t *buf, size_t len) {

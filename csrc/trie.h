@@ -46,13 +46,11 @@ size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len,
  * matches).  After it returns TP_OK the matcher is finished. */
 tp_status tp_matcher_finish(tp_matcher *m, tp_match *out, size_t cap, size_t *n_out);
 
-/* How many bytes from buf[0] the matcher would pass over without any marker starting:
- * 0 unless it is idle (nothing held, no match pending).  tp_matcher_skip(m, k) for
- * k <= that count has the effect of feeding those bytes. */
-size_t tp_matcher_plain(const tp_matcher *m, const uint8_t *buf, size_t len);
-void tp_matcher_skip(tp_matcher *m, size_t n);
-/* Whether tp_matcher_plain would pass over all len bytes (quicker for a token's few). */
+/* Whether the matcher would pass over all len bytes without any marker starting: 0
+ * unless it is idle (nothing held, no match pending).  Then tp_matcher_skip(m, len) has
+ * the effect of feeding them. */
 int tp_matcher_all_plain(const tp_matcher *m, const uint8_t *buf, size_t len);
+void tp_matcher_skip(tp_matcher *m, size_t n);
 
 int tp_matcher_finished(const tp_matcher *m);
 uint64_t tp_matcher_position(const tp_matcher *m); /* bytes fed */

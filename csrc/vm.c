@@ -868,7 +868,7 @@ static int feed_plain(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st)
     plain_target in;
     if (!waits_plain(vm, &in) || (vm->max_stream && len > vm->max_stream - end)) return 0;
     if (vm->sub == SUB_UNTIL) {
-        if (tp_matcher_plain(in.matcher, data, len) != len) return 0;
+        if (!tp_matcher_all_plain(in.matcher, data, len)) return 0;
         tp_matcher_skip(in.matcher, len);
         vm->fed_to = end + len;
         vm->pos = end + len;

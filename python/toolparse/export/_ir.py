@@ -337,13 +337,15 @@ def _nodes(rules: Mapping[str, g.Node]) -> list[g.Node]:
     return found
 
 
-def _not_first(rules: Mapping[str, g.Node]) -> dict[int, tuple[bytes, ...]]:
+def _not_first(
+    nodes: Sequence[g.Node], rules: Mapping[str, g.Node]
+) -> dict[int, tuple[bytes, ...]]:
     """For each text (by id) that a later alternative of an ordered choice begins with,
     the literals an earlier alternative commits to with a cut: that one takes them, so
     the text never begins with one."""
     found: dict[int, set[bytes]] = {}
     none = frozenset[str]()
-    for choice in _nodes(rules):
+    for choice in nodes:
         if not isinstance(choice, g.Choice):
             continue
         committed: set[bytes] = set()
@@ -354,12 +356,12 @@ def _not_first(rules: Mapping[str, g.Node]) -> dict[int, tuple[bytes, ...]]:
     return {k: tuple(sorted(v)) for k, v in found.items()}
 
 
-def _closers(rules: Mapping[str, g.Node]) -> set[int]:
+def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
     """The optional closers of blocks of calls: an opt() right after (whitespace aside) a
     many() whose item commits at its opener.  They count as an end of the output (what
     marks eof(): rules holding one are lowered apart where the output may end)."""
     found: set[int] = set()
-    for n in _nodes(rules):
+    for n in nodes:
         if not isinstance(n, g.Seq):
             continue
         for k, item in enumerate(n.items):
@@ -416,8 +418,9 @@ class Lowerer:
         self.rules: dict[str, Expr] = {}
         self._names: dict[tuple[str, _Ctx], str | None] = {}
         self._exclude: dict[int, tuple[bytes, ...]] = {}
-        self.not_first = _not_first(grammar.rules)
-        self.closers = _closers(grammar.rules)
+        nodes = _nodes(grammar.rules)  # one walk serves both
+        self.not_first = _not_first(nodes, grammar.rules)
+        self.closers = _closers(nodes, grammar.rules)
         roles: dict[str, frozenset[str]] = dict.fromkeys(grammar.rules, frozenset())
         changed = True
         while changed:

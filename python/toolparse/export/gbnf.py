@@ -112,8 +112,7 @@ class _Writer:
         if kind == "array":
             item = self.schema(schema.get("items", {}))
             return self.rule("array", f'"[" ws ( {item} ws ( "," ws {item} ws )* )? "]"')
-        bounds = _ranges.integer_bounds(schema)
-        if kind == "integer" and bounds != (None, None):
+        if kind == "integer" and (bounds := _ranges.integer_bounds(schema)) != (None, None):
             spellings = _ranges.integer_spellings(*bounds)
             if not spellings:
                 raise NotImplementedError(f"an integer schema with no integer in range: {schema}")

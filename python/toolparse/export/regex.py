@@ -399,8 +399,7 @@ class _Json:
                 return _STRING
             char = _raw(_STRING_CHAR)
             return self._seq(_lit('"'), _times(char, low, high), _lit('"'))
-        bounds = _ranges.integer_bounds(schema)
-        if kind == "integer" and bounds != (None, None):
+        if kind == "integer" and (bounds := _ranges.integer_bounds(schema)) != (None, None):
             spellings = _ranges.integer_spellings(*bounds)
             if not spellings:
                 raise self.refuse("an integer range with no integer in it")
