@@ -172,3 +172,5 @@ const tp_event *tp_batch_events_list(const tp_batch_events *e, size_t *count,
     *arena = e->out.arena.data;
     return (const tp_event *)(const void *)e->out.events.data;
 }
+
+size_t tp_batch_events_arena_length(const tp_batch_events *e) { return e->out.arena.len; }

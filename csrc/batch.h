@@ -54,5 +54,7 @@ const tp_batch_group *tp_batch_events_groups(const tp_batch_events *e, size_t *c
 /* All events of the step; their offsets point into *arena (borrowed from e). */
 const tp_event *tp_batch_events_list(const tp_batch_events *e, size_t *count,
                                      const uint8_t **arena);
+/* How many bytes of that arena the step's events index. */
+size_t tp_batch_events_arena_length(const tp_batch_events *e);
 
 #endif

@@ -74,7 +74,7 @@ struct tp_emitter {
      * kept between feeds so that no feed allocates. */
     tp_buf escaped, decoded, joined;
     frame first_frames[INLINE_FRAMES]; /* the frames until more are open: no allocation */
-    void *allocation; /* where this struct's cache-line-aligned storage begins */
+    void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
 };
 
 /* The stage fills the first line exactly. */
@@ -99,11 +99,11 @@ static const uint32_t json_only[1] = {TP_TYPE_JSON};
         if (st_ != TP_OK) return st_;      \
     } while (0)
 
-tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out) {
+tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_place *place, tp_emitter **out) {
     /* aligned, so that the fields streaming text touches share as few lines as they can */
-    void *allocation = calloc(1, sizeof(tp_emitter) + TP_CACHE_LINE - 1);
-    tp_emitter *e = (tp_emitter *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
-    if (!allocation) return TP_ERR_NOMEM;
+    void *allocation;
+    tp_emitter *e = (tp_emitter *)tp_place_take(place, sizeof(tp_emitter), &allocation);
+    if (!e) return TP_ERR_NOMEM;
     e->allocation = allocation;
     e->out = &e->own;
     e->frames = e->first_frames;
@@ -112,7 +112,7 @@ tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out) {
     e->repair = repair != 0;
     e->max_argument_bytes = TP_DEFAULT_MAX_ARGUMENT_BYTES;
     e->max_tool_calls = TP_DEFAULT_MAX_TOOL_CALLS;
-    if (tp_json_new(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, &e->scanner) != TP_OK) {
+    if (tp_json_new_in(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, place, &e->scanner) != TP_OK) {
         free(allocation);
         return TP_ERR_NOMEM;
     }
@@ -190,9 +190,19 @@ void tp_emitter_reset(tp_emitter *e) {
     e->stopped = 0;
 }
 
-void tp_emitter_set_limits(tp_emitter *e, uint64_t max_argument_bytes, uint64_t max_tool_calls) {
+tp_status tp_emitter_set_limits(tp_emitter *e, uint32_t max_depth, uint64_t max_argument_bytes,
+                                uint64_t max_tool_calls) {
+    /* the scanner that checks a whole call's arguments takes the depth the machine's
+     * scanners let through (never less than its own default, which typed values need) */
+    if (max_depth > tp_json_depth_room(e->scanner)) {
+        tp_json *deeper;
+        if (tp_json_new(TP_JSON_STRICT, max_depth, &deeper) != TP_OK) return TP_ERR_NOMEM;
+        tp_json_free(e->scanner);
+        e->scanner = deeper;
+    }
     e->max_argument_bytes = max_argument_bytes;
     e->max_tool_calls = max_tool_calls;
+    return TP_OK;
 }
 
 int tp_emitter_stopped(const tp_emitter *e) { return e->stopped; }
@@ -234,10 +244,10 @@ void tp_emitter_prefetch(const tp_emitter *e) {
     if (e->depth) TP_PREFETCH(&e->frames[e->depth - 1]);
     if (e->staged > STAGE_CAP - 8 && e->staged_for->data) /* about to be written out */
         TP_PREFETCH(e->staged_for->data + e->staged_for->len);
-    if (e->out == &e->own) { /* a batch's output is shared: in the cache already */
-        TP_PREFETCH(e->own.events.data + e->own.events.len);
-        TP_PREFETCH(e->own.arena.data + e->own.arena.len);
-    }
+    /* the own list, where a stream's events go unless a batch's shared output (in the
+     * cache already) is set for its feed; a stream never fed alone has none */
+    if (e->own.events.data) TP_PREFETCH(e->own.events.data + e->own.events.len);
+    if (e->own.arena.data) TP_PREFETCH(e->own.arena.data + e->own.arena.len);
 }
 
 void tp_emitter_clear_events(tp_emitter *e) {

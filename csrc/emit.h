@@ -17,12 +17,15 @@ struct tp_event_out {
 };
 
 /* repair: hold each call's arguments until it ends, and report a call whose arguments are
- * not a JSON object, or that the grammar marked repaired, as TP_EV_CALL_REPAIR. */
-tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_emitter **out);
+ * not a JSON object, or that the grammar marked repaired, as TP_EV_CALL_REPAIR.  In place
+ * where it fits (place may be NULL: pool.h). */
+tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_place *place, tp_emitter **out);
 void tp_emitter_free(tp_emitter *e);
 void tp_emitter_reset(tp_emitter *e);
-/* Limits the emitter enforces (see tp_limits).  Meeting one stops it. */
-void tp_emitter_set_limits(tp_emitter *e, uint64_t max_argument_bytes, uint64_t max_tool_calls);
+/* Limits the emitter enforces (see tp_limits).  Meeting one stops it.  max_depth: the
+ * deepest arguments it must take whole (TP_ERR_NOMEM: unchanged). */
+tp_status tp_emitter_set_limits(tp_emitter *e, uint32_t max_depth, uint64_t max_argument_bytes,
+                                uint64_t max_tool_calls);
 /* A limit was met: the emitter ignores everything until reset. */
 int tp_emitter_stopped(const tp_emitter *e);
 /* Bytes held for the open call: its arguments, a captured name or value. */

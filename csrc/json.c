@@ -64,7 +64,8 @@ struct tp_json {
     tp_json_reason reason;
     tp_json_verdict final_verdict;
     uint64_t err_offset;
-    void *allocation; /* where the struct's aligned storage begins */
+    void *allocation; /* what to free: where the aligned storage begins (NULL: placed) */
+    uint32_t stack_room; /* the stack's bytes: the deepest max_depth it can take */
 };
 
 /* Byte classes for the hot loops. */
@@ -106,6 +107,11 @@ static int hex_value(uint8_t b) {
 }
 
 tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out) {
+    return tp_json_new_in(dialect, max_depth, NULL, out);
+}
+
+tp_status tp_json_new_in(tp_json_dialect dialect, uint32_t max_depth, tp_place *place,
+                         tp_json **out) {
     tp_json *s;
     void *allocation;
     if (!out) return TP_ERR_ARG;
@@ -113,15 +119,23 @@ tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out
     if (dialect != TP_JSON_STRICT && dialect != TP_JSON_LENIENT && dialect != TP_JSON_PYTHON)
         return TP_ERR_ARG;
     if (max_depth < 1 || max_depth > TP_JSON_MAX_DEPTH_CEILING) return TP_ERR_ARG;
-    allocation = malloc(sizeof *s + max_depth + TP_CACHE_LINE - 1);
-    if (!allocation) return TP_ERR_NOMEM;
-    s = (tp_json *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
+    s = (tp_json *)tp_place_take(place, sizeof *s + max_depth, &allocation);
+    if (!s) return TP_ERR_NOMEM;
     s->allocation = allocation;
     s->stack = (uint8_t *)(s + 1);
+    s->stack_room = max_depth;
     s->dialect = dialect;
     s->max_depth = max_depth;
     tp_json_reset(s);
     *out = s;
+    return TP_OK;
+}
+
+uint32_t tp_json_depth_room(const tp_json *s) { return s->stack_room; }
+
+tp_status tp_json_set_max_depth(tp_json *s, uint32_t max_depth) {
+    if (max_depth < 1 || max_depth > s->stack_room) return TP_ERR_ARG;
+    s->max_depth = max_depth;
     return TP_OK;
 }
 

@@ -3,6 +3,7 @@
 #define TOOLPARSE_JSON_H
 
 #include "common.h"
+#include "pool.h"
 
 #define TP_JSON_DEFAULT_MAX_DEPTH 512
 #define TP_JSON_MAX_DEPTH_CEILING (1u << 20)
@@ -49,6 +50,13 @@ enum {
 
 /* max_depth: 1..TP_JSON_MAX_DEPTH_CEILING.  Caller frees *out with tp_json_free(). */
 tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out);
+/* tp_json_new with the scanner in place when it fits there (pool.h). */
+tp_status tp_json_new_in(tp_json_dialect dialect, uint32_t max_depth, tp_place *place,
+                         tp_json **out);
+/* The deepest max_depth the scanner has room for, and a new max_depth up to it (TP_ERR_ARG
+ * past it: make a new scanner).  Before the first feed or after a reset. */
+uint32_t tp_json_depth_room(const tp_json *s);
+tp_status tp_json_set_max_depth(tp_json *s, uint32_t max_depth);
 void tp_json_free(tp_json *s); /* NULL-safe */
 void tp_json_reset(tp_json *s);
 

@@ -183,25 +183,21 @@ struct tp_stream {
     int finished;
     int special; /* special-token markers are on */
     tp_buf tokens; /* the bytes of the token ids being fed */
-    void *allocation; /* where this struct's cache-line-aligned storage begins (one line) */
+    void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
+    tp_pool *pool;    /* where its block came from (NULL: the heap) */
+    void *block;
 };
 
-tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
-                        const tp_tools *tools, uint32_t flags, tp_stream **out) {
-    tp_stream *s;
+/* The stream's structs, each in place where it fits (place may be NULL: the heap). */
+static tp_status build(const tp_program *program, uint32_t address, const tp_tools *tools,
+                       uint32_t flags, tp_place *place, tp_stream **out) {
     void *allocation;
-    int64_t address;
+    tp_stream *s = (tp_stream *)tp_place_take(place, sizeof *s, &allocation);
     tp_status st;
-    if (!program || !entry || !out) return TP_ERR_ARG;
-    *out = NULL;
-    address = tp_program_entry(program, entry, entry_len);
-    if (address < 0) return TP_ERR_ARG;
-    allocation = calloc(1, sizeof *s + TP_CACHE_LINE - 1);
-    if (!allocation) return TP_ERR_NOMEM;
-    s = (tp_stream *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
+    if (!s) return TP_ERR_NOMEM;
     s->allocation = allocation;
-    st = tp_emitter_new(tools, (flags & TP_STREAM_REPAIR) != 0, &s->emitter);
-    if (st == TP_OK) st = tp_vm_new(program, (uint32_t)address, s->emitter, &s->vm);
+    st = tp_emitter_new(tools, (flags & TP_STREAM_REPAIR) != 0, place, &s->emitter);
+    if (st == TP_OK) st = tp_vm_new(program, address, s->emitter, place, &s->vm);
     if (st != TP_OK) {
         tp_stream_free(s);
         return st;
@@ -210,12 +206,58 @@ tp_status tp_stream_new(const tp_program *program, const char *entry, size_t ent
     return TP_OK;
 }
 
+tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
+                        const tp_tools *tools, uint32_t flags, tp_stream **out) {
+    return tp_stream_new_in(program, entry, entry_len, tools, flags, NULL, out);
+}
+
+tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t entry_len,
+                           const tp_tools *tools, uint32_t flags, tp_pool *pool,
+                           tp_stream **out) {
+    tp_place place = {NULL, NULL, 0};
+    int64_t address;
+    tp_status st;
+    void *block;
+    if (!program || !entry || !out) return TP_ERR_ARG;
+    *out = NULL;
+    address = tp_program_entry(program, entry, entry_len);
+    if (address < 0) return TP_ERR_ARG;
+    if (!pool) return build(program, (uint32_t)address, tools, flags, NULL, out);
+    if (!tp_pool_block_size(pool)) { /* the pool's first stream: measure what one needs */
+        tp_stream *probe;
+        TRY_STREAM(build(program, (uint32_t)address, tools, flags, &place, &probe));
+        tp_stream_free(probe);
+        tp_pool_learn(pool, place.wanted);
+        place.wanted = 0;
+    }
+    /* without a block (no memory for a slab, or a block too small for this program), the
+     * structs that do not fit come from the heap */
+    block = tp_pool_take(pool);
+    if (block) {
+        place.next = (uint8_t *)block;
+        place.end = place.next + tp_pool_block_size(pool);
+    }
+    st = build(program, (uint32_t)address, tools, flags, &place, out);
+    if (st != TP_OK) {
+        tp_pool_give_back(pool, block);
+        return st;
+    }
+    (*out)->pool = pool;
+    (*out)->block = block;
+    return TP_OK;
+}
+
 void tp_stream_free(tp_stream *s) {
+    tp_pool *pool;
+    void *block;
     if (!s) return;
+    pool = s->pool;
+    block = s->block;
     tp_vm_free(s->vm);
     tp_emitter_free(s->emitter);
     tp_buf_free(&s->tokens);
     free(s->allocation);
+    if (block) tp_pool_give_back(pool, block); /* the stream itself sits in it */
 }
 
 void tp_stream_reset(tp_stream *s) {
@@ -311,8 +353,8 @@ tp_status tp_stream_set_limits(tp_stream *s, const tp_limits *limits) {
     if (limits->max_argument_bytes < 1 || limits->max_tool_calls < 1) return TP_ERR_ARG;
     TRY_STREAM(tp_vm_set_limits(s->vm, limits->max_depth, limits->max_pending_bytes,
                                 limits->max_stream_bytes));
-    tp_emitter_set_limits(s->emitter, limits->max_argument_bytes, limits->max_tool_calls);
-    return TP_OK;
+    return tp_emitter_set_limits(s->emitter, limits->max_depth, limits->max_argument_bytes,
+                                 limits->max_tool_calls);
 }
 
 size_t tp_stream_held_bytes(const tp_stream *s) {

@@ -4,6 +4,7 @@
 #define TOOLPARSE_STREAM_H
 
 #include "common.h"
+#include "pool.h"
 #include "program.h"
 #include "vocab.h"
 
@@ -104,6 +105,12 @@ typedef struct tp_stream tp_stream;
 
 tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
                         const tp_tools *tools, uint32_t flags, tp_stream **out);
+/* tp_stream_new with the stream's fixed state in one block of pool (the first stream built
+ * in a pool sets its block size): for many streams fed in turn, as a batch does.  The pool
+ * must outlive the stream; tp_stream_free gives the block back. */
+tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t entry_len,
+                           const tp_tools *tools, uint32_t flags, tp_pool *pool,
+                           tp_stream **out);
 void tp_stream_free(tp_stream *s);
 void tp_stream_reset(tp_stream *s);
 

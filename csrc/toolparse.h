@@ -5,6 +5,7 @@
 #include "batch.h"
 #include "common.h"
 #include "json.h"
+#include "pool.h"
 #include "program.h"
 #include "stream.h"
 #include "trie.h"

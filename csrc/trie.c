@@ -49,7 +49,7 @@ struct tp_matcher {
     tp_match cand;
     uint64_t scratch_base;
     uint8_t scratch[SCRATCH_CAP];
-    void *allocation; /* where this struct's cache-line-aligned storage begins */
+    void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
 };
 
 static void trie_release(tp_trie *t) {
@@ -244,12 +244,15 @@ const uint8_t *tp_trie_marker(const tp_trie *trie, size_t id, size_t *len) {
 }
 
 tp_status tp_matcher_new(const tp_trie *trie, tp_matcher **out) {
+    return tp_matcher_new_in(trie, NULL, out);
+}
+
+tp_status tp_matcher_new_in(const tp_trie *trie, tp_place *place, tp_matcher **out) {
     tp_matcher *m;
     void *allocation;
     if (!trie || !out) return TP_ERR_ARG;
-    allocation = malloc(sizeof *m + TP_CACHE_LINE - 1);
-    if (!allocation) return TP_ERR_NOMEM;
-    m = (tp_matcher *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
+    m = (tp_matcher *)tp_place_take(place, sizeof *m, &allocation);
+    if (!m) return TP_ERR_NOMEM;
     m->allocation = allocation;
     m->trie = trie;
     tp_matcher_reset(m);

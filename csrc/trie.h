@@ -4,6 +4,7 @@
 #define TOOLPARSE_TRIE_H
 
 #include "common.h"
+#include "pool.h"
 
 #define TP_TRIE_MAX_MARKERS 4096
 #define TP_TRIE_MAX_MARKER_LEN 256
@@ -31,6 +32,8 @@ const uint8_t *tp_trie_marker(const tp_trie *trie, size_t id, size_t *len);
 
 /* The matcher borrows trie, which must outlive it.  Caller frees with tp_matcher_free(). */
 tp_status tp_matcher_new(const tp_trie *trie, tp_matcher **out);
+/* tp_matcher_new with the matcher in place when it fits there (pool.h). */
+tp_status tp_matcher_new_in(const tp_trie *trie, tp_place *place, tp_matcher **out);
 void tp_matcher_free(tp_matcher *m); /* NULL-safe */
 void tp_matcher_reset(tp_matcher *m);
 

@@ -115,7 +115,8 @@ struct tp_vm {
     /* limits (tp_limits) */
     uint64_t max_pending;
     uint64_t follow_scanned; /* whitespace after the pending stop checked up to here */
-    void *allocation; /* where this struct's cache-line-aligned storage begins */
+    void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
+    void *matchers_allocation; /* the same for the matchers' table */
 };
 
 #define TRY(expr)                          \
@@ -124,25 +125,29 @@ struct tp_vm {
         if (st_ != TP_OK) return st_;      \
     } while (0)
 
-tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitter, tp_vm **out) {
+tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitter,
+                    tp_place *place, tp_vm **out) {
     /* aligned, so that the fields a feed at rest touches share one cache line */
-    void *allocation = calloc(1, sizeof(tp_vm) + TP_CACHE_LINE - 1);
-    tp_vm *vm = (tp_vm *)TP_ALIGN_UP(allocation, TP_CACHE_LINE);
+    void *allocation;
+    tp_vm *vm = (tp_vm *)tp_place_take(place, sizeof(tp_vm), &allocation);
     uint32_t k, n_sets = tp_program_stopset_count(program);
-    if (!allocation) return TP_ERR_NOMEM;
+    if (!vm) return TP_ERR_NOMEM;
     vm->allocation = allocation;
     vm->prog = program;
     vm->code = tp_program_code(program, &vm->n_code);
     vm->entry = entry;
     vm->emitter = emitter;
-    vm->matchers = (tp_matcher **)calloc(n_sets + 1, sizeof(tp_matcher *));
+    vm->matchers = (tp_matcher **)tp_place_take(place, (n_sets + 1) * sizeof(tp_matcher *),
+                                                &vm->matchers_allocation);
     if (!vm->matchers) goto nomem;
     for (k = 0; k < n_sets; k++) {
-        if (tp_matcher_new(tp_program_stopset(program, k)->trie, &vm->matchers[k]) != TP_OK)
+        if (tp_matcher_new_in(tp_program_stopset(program, k)->trie, place, &vm->matchers[k]) !=
+            TP_OK)
             goto nomem;
     }
     for (k = 0; k < 3; k++) {
-        if (tp_json_new((tp_json_dialect)k, TP_DEFAULT_MAX_DEPTH, &vm->scanners[k]) != TP_OK)
+        if (tp_json_new_in((tp_json_dialect)k, TP_DEFAULT_MAX_DEPTH, place, &vm->scanners[k]) !=
+            TP_OK)
             goto nomem;
     }
     vm->max_pending = TP_DEFAULT_MAX_PENDING_BYTES;
@@ -164,7 +169,7 @@ void tp_vm_free(tp_vm *vm) {
     if (vm->matchers) {
         for (k = 0; k < tp_program_stopset_count(vm->prog); k++) tp_matcher_free(vm->matchers[k]);
     }
-    free(vm->matchers);
+    free(vm->matchers_allocation);
     for (k = 0; k < 3; k++) tp_json_free(vm->scanners[k]);
     tp_buf_free(&vm->window);
     free(vm->calls.items);
@@ -194,15 +199,25 @@ tp_status tp_vm_set_limits(tp_vm *vm, uint32_t max_depth, uint64_t max_pending,
     tp_json *scanners[3] = {NULL, NULL, NULL};
     uint32_t k;
     tp_status st = TP_OK;
+    int in_place = 1;
     if (max_depth < 1 || max_depth > TP_JSON_MAX_DEPTH_CEILING || max_pending < 1) return TP_ERR_ARG;
-    for (k = 0; k < 3 && st == TP_OK; k++) st = tp_json_new((tp_json_dialect)k, max_depth, &scanners[k]);
-    if (st != TP_OK) {
-        for (k = 0; k < 3; k++) tp_json_free(scanners[k]);
-        return st;
-    }
-    for (k = 0; k < 3; k++) {
-        tp_json_free(vm->scanners[k]);
-        vm->scanners[k] = scanners[k];
+    for (k = 0; k < 3; k++) in_place = in_place && max_depth <= tp_json_depth_room(vm->scanners[k]);
+    if (in_place) { /* the scanners keep their place (a pool's block) */
+        for (k = 0; k < 3; k++) {
+            tp_json_reset(vm->scanners[k]);
+            tp_json_set_max_depth(vm->scanners[k], max_depth);
+        }
+    } else {
+        for (k = 0; k < 3 && st == TP_OK; k++)
+            st = tp_json_new((tp_json_dialect)k, max_depth, &scanners[k]);
+        if (st != TP_OK) {
+            for (k = 0; k < 3; k++) tp_json_free(scanners[k]);
+            return st;
+        }
+        for (k = 0; k < 3; k++) {
+            tp_json_free(vm->scanners[k]);
+            vm->scanners[k] = scanners[k];
+        }
     }
     vm->rest = 0; /* it may wait in a scanner just freed */
     vm->max_pending = max_pending;

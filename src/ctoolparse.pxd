@@ -114,6 +114,15 @@ cdef extern from "toolparse.h" nogil:
     tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
                             const tp_tools *tools, uint32_t flags, tp_stream **out)
     void tp_stream_free(tp_stream *s)
+    ctypedef struct tp_pool:
+        pass
+    tp_status tp_pool_new(tp_pool **out)
+    void tp_pool_free(tp_pool *pool)
+    size_t tp_pool_block_size(const tp_pool *pool)
+    size_t tp_pool_live(const tp_pool *pool)
+    tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t entry_len,
+                               const tp_tools *tools, uint32_t flags, tp_pool *pool,
+                               tp_stream **out)
     void tp_stream_reset(tp_stream *s)
     tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len)
     tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,

@@ -160,12 +160,45 @@ cdef object _u32(object ids):
         raise ValueError(f"token ids must be integers from 0 to 2**32 - 1 ({error})") from None
 
 
+cdef class NativePool:
+    """Storage for many streams' fixed state, a block each on huge pages where the system
+    has them (csrc/pool.h): the streams of a batch.  A stream made in it keeps it alive."""
+
+    cdef tp_pool *_c
+    cdef PyThread_type_lock _lock  # the C pool is not thread-safe; streams die in any thread
+
+    def __cinit__(self):
+        self._lock = PyThread_allocate_lock()
+        if self._lock == NULL:
+            raise MemoryError()
+        _check(tp_pool_new(&self._c))
+
+    def __dealloc__(self):
+        tp_pool_free(self._c)
+        if self._lock != NULL:
+            PyThread_free_lock(self._lock)
+
+    @property
+    def block_size(self):
+        """Bytes of one stream's block (0 before the first stream)."""
+        return tp_pool_block_size(self._c)
+
+    @property
+    def live(self):
+        """Streams holding a block."""
+        return tp_pool_live(self._c)
+
+
+# (no_gc_clear: a stream in a pool frees its block in __dealloc__, so its reference to the
+# pool must still be there when a cycle holding the stream is collected)
+@cython.no_gc_clear
 cdef class NativeStream:
     """One response parsed by the C VM: feed/finish return event objects."""
 
     cdef tp_stream *_c
     cdef readonly NativeProgram program
     cdef readonly object tools
+    cdef readonly NativePool pool
     cdef object id_factory
     cdef dict ids
     cdef readonly list tool_calls
@@ -173,22 +206,37 @@ cdef class NativeStream:
     cdef readonly object limits
 
     def __cinit__(self, NativeProgram program not None, str entry not None, NativeTools tools,
-                  id_factory not None, bint repair=False, limits=None):
+                  id_factory not None, bint repair=False, limits=None, NativePool pool=None):
+        cdef tp_status status
         data = entry.encode()
         self.program = program
         self.tools = tools
         self.id_factory = id_factory
         self.limits = _DEFAULT_LIMITS if limits is None else limits
-        _check(tp_stream_new(program._c, data, len(data),
-                             tools._c if tools is not None else NULL,
-                             _STREAM_REPAIR if repair else 0, &self._c))
+        self.pool = pool
+        if pool is None:
+            status = tp_stream_new(program._c, data, len(data),
+                                   tools._c if tools is not None else NULL,
+                                   _STREAM_REPAIR if repair else 0, &self._c)
+        else:
+            PyThread_acquire_lock(pool._lock, WAIT_LOCK)
+            status = tp_stream_new_in(program._c, data, len(data),
+                                      tools._c if tools is not None else NULL,
+                                      _STREAM_REPAIR if repair else 0, pool._c, &self._c)
+            PyThread_release_lock(pool._lock)
+        _check(status)
         self._set_limits()
         self.ids = {}
         self.tool_calls = []
         self.errors = []
 
     def __dealloc__(self):
-        tp_stream_free(self._c)
+        if self.pool is None:
+            tp_stream_free(self._c)
+        else:
+            PyThread_acquire_lock(self.pool._lock, WAIT_LOCK)
+            tp_stream_free(self._c)
+            PyThread_release_lock(self.pool._lock)
 
     cdef _set_limits(self):
         cdef tp_limits c

@@ -220,6 +220,7 @@ def test_held_bytes_count_the_arguments_at_any_chunking(engine: str) -> None:
     "options",
     [
         {"max_depth": 0},
+        {"max_depth": 513},  # deeper arguments than json.loads can build under Python's limit
         {"max_depth": (1 << 20) + 1},
         {"max_argument_bytes": 0},
         {"max_pending_bytes": -1},
@@ -257,6 +258,39 @@ def test_the_defaults() -> None:
     for engine in ENGINES:
         error = the_limit_error(parse_events(call(deep), engine, limits))
         assert error.message.startswith("max_depth:")
+
+
+def test_the_deepest_limit_holds_on_both_engines() -> None:
+    """Arguments as deep as the deepest limit allows are a call on both engines (the
+    native check of a whole call once stopped at its own default depth, 512, below the
+    machine's); one level more is the limit."""
+    limits = Limits(max_depth=512)
+    for depth, is_call in ((511, True), (512, True), (513, False)):
+        deep = "[" * (depth - 1) + "]" * (depth - 1)
+        for engine in ENGINES:
+            events = parse_events(call('{"a": ' + deep + "}"), engine, limits)
+            message = events[-1].message
+            assert bool(message.tool_calls) == is_call, (depth, engine)
+            if not is_call:
+                assert the_limit_error(events).message.startswith("max_depth:")
+
+
+@pytest.mark.skipif("native" not in ENGINES, reason="the C core's own ceiling")
+def test_the_core_takes_a_deeper_limit_than_python() -> None:
+    """Through the C API a limit past 512 holds for the whole call too."""
+    from types import SimpleNamespace
+
+    from toolparse._core import NativeStream
+    from toolparse.formats import get_format
+
+    limits = SimpleNamespace(**{**vars(Limits()), "max_depth": 800})
+    stream = NativeStream(
+        get_format("hermes").native_program, "start", None, lambda: "id", False, limits
+    )
+    deep = "[" * 700 + "]" * 700
+    stream.feed(call('{"a": ' + deep + "}"))
+    stream.finish()
+    assert len(stream.tool_calls) == 1 and not stream.errors
 
 
 # --- every fixture under tight limits ---------------------------------------------------------

@@ -163,10 +163,11 @@ static size_t next_piece(chunker *c, size_t left) {
 
 /* -- one stream --------------------------------------------------------------------------- */
 
-static tp_stream *open_stream(const setup *s) {
+/* pool may be NULL (the heap), as for a stream alone; a batch's streams share one. */
+static tp_stream *open_stream(const setup *s, tp_pool *pool) {
     tp_stream *stream = NULL;
-    tp_status st = tp_stream_new(s->program->program, s->entry, strlen(s->entry), s->tools,
-                                 s->flags, &stream);
+    tp_status st = tp_stream_new_in(s->program->program, s->entry, strlen(s->entry), s->tools,
+                                    s->flags, pool, &stream);
     FUZZ_CHECK(st == TP_OK && stream != NULL, "tp_stream_new failed on a valid program");
     FUZZ_CHECK(tp_stream_set_limits(stream, &s->limits) == TP_OK, "tp_stream_set_limits failed");
     if (s->special) {
@@ -222,7 +223,7 @@ static void finish(tp_stream *stream, fuzz_observer *o, const setup *s) {
 /* The whole input through one stream in the setup's chunking (whole when whole is set). */
 static void run_stream(const setup *s, const uint8_t *bytes, const uint32_t *ids, size_t n,
                        int whole, fuzz_observer *o) {
-    tp_stream *stream = open_stream(s);
+    tp_stream *stream = open_stream(s, NULL);
     chunker c = chunker_new(whole ? 0 : s->chunk_mode, s->chunk_param);
     size_t at = 0;
     if (!whole && s->reset_prefix) {
@@ -303,15 +304,13 @@ static void try_bad_step(tp_batch *batch, const setup *s, const lane *lanes, siz
 /* Checks a step's groups and hands each stream its events. */
 static void observe_step(lane *lanes, size_t n_lanes, const uint32_t *step_lanes, size_t n_step,
                          const tp_batch_events *out) {
-    size_t n_groups, n_events, k, next_event = 0, arena_len = 0, last_position = 0;
+    size_t n_groups, n_events, k, next_event = 0, last_position = 0;
     const uint8_t *arena;
     const tp_batch_group *groups = tp_batch_events_groups(out, &n_groups);
     const tp_event *events = tp_batch_events_list(out, &n_events, &arena);
-    /* the step's arena holds each group's stream arena in turn */
-    for (k = 0; k < n_groups; k++) {
+    size_t arena_len = tp_batch_events_arena_length(out); /* every stream's text, in turn */
+    for (k = 0; k < n_groups; k++)
         FUZZ_CHECK(groups[k].position < n_step, "a group outside the step");
-        arena_len += tp_stream_arena_length(lanes[step_lanes[groups[k].position]].stream);
-    }
     for (k = 0; k < n_groups; k++) {
         const tp_batch_group *g = &groups[k];
         lane *l = &lanes[step_lanes[g->position]];
@@ -342,12 +341,14 @@ static void run_batch(const setup *s, const uint32_t *ids, size_t n) {
     uint32_t slots[MAX_BATCH], step_ids[MAX_BATCH], step_lanes[MAX_BATCH];
     tp_batch *batch = NULL;
     tp_batch_events *out = NULL;
-    FUZZ_CHECK(tp_batch_new(&batch) == TP_OK && tp_batch_events_new(&out) == TP_OK,
+    tp_pool *pool = NULL;
+    FUZZ_CHECK(tp_batch_new(&batch) == TP_OK && tp_batch_events_new(&out) == TP_OK &&
+                   tp_pool_new(&pool) == TP_OK,
                "tp_batch_new failed");
     for (k = 0; k < n_lanes; k++) {
         lane *l = &lanes[k];
         size_t share = k + 1 == n_lanes ? n - at : n / n_lanes;
-        l->stream = open_stream(s);
+        l->stream = open_stream(s, pool);
         l->slot = (uint32_t)(k * 7 + 3); /* sparse: the table grows past empty slots */
         l->ids = ids + at;
         l->n = share;
@@ -400,6 +401,8 @@ static void run_batch(const setup *s, const uint32_t *ids, size_t n) {
     tp_batch_free(batch);
     tp_batch_events_free(out);
     for (k = 0; k < n_lanes; k++) tp_stream_free(lanes[k].stream);
+    FUZZ_CHECK(tp_pool_live(pool) == 0, "a stream kept its block");
+    tp_pool_free(pool);
 }
 
 /* -- the target --------------------------------------------------------------------------- */

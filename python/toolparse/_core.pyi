@@ -120,9 +120,17 @@ class BatchEvents:
     def __getitem__(self, index: int) -> tuple[Any, list[Any]]: ...
     def __iter__(self) -> Iterator[tuple[Any, list[Any]]]: ...
 
+class NativePool:
+    """Storage for many streams' fixed state, a block each (a batch's streams)."""
+    @property
+    def block_size(self) -> int: ...
+    @property
+    def live(self) -> int: ...
+
 class NativeStream:
     program: NativeProgram
     tools: NativeTools | None
+    pool: NativePool | None
     tool_calls: list[ToolCall]
     errors: list[ParseError]
     def __init__(
@@ -133,6 +141,7 @@ class NativeStream:
         id_factory: Callable[[], str],
         repair: bool = False,
         limits: Limits | None = None,
+        pool: NativePool | None = None,
     ) -> None: ...
     limits: Limits
     def held_bytes(self) -> int: ...

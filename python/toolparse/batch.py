@@ -26,7 +26,7 @@ import array
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from ._core import BatchEvents, NativeBatch, NativeStream
+from ._core import BatchEvents, NativeBatch, NativePool, NativeStream
 from .events import Event
 from .formats import Format, get_format
 from .limits import Limits
@@ -64,6 +64,7 @@ class BatchParser:
         }
         self._parsers: list[StreamParser | None] = []
         self._native = NativeBatch()  # the core streams, by slot
+        self._pool = NativePool()  # their fixed state, side by side on few pages
         self._request_ids: list[Hashable | None] = []
         self._slots: dict[Hashable, int] = {}
         self._free: list[int] = []
@@ -78,7 +79,7 @@ class BatchParser:
         """Starts a stream for a request; returns its slot."""
         if request_id in self._slots:
             raise ValueError(f"request {request_id!r} already has a stream")
-        parser = StreamParser(self.format, engine="native", vocab=self.vocab, **self._options)
+        parser = StreamParser.in_pool(self._pool, self.format, vocab=self.vocab, **self._options)
         slot = self._free.pop() if self._free else len(self._parsers)
         if slot == len(self._parsers):
             self._parsers.append(None)

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MAX_DEPTH_CEILING = 1 << 20  # the JSON scanner's own ceiling
+# A call's arguments become Python objects through json.loads, which recurses once per
+# level: deeper than this, building the message (or printing or comparing it) could exceed
+# Python's default recursion limit of 1000 frames.  (The C core's scanners go to 2**20.)
+MAX_DEPTH_CEILING = 512
 # Instructions in a row without the parse getting further into the input: a compiled
 # grammar stays far below (no left recursion, no empty repetition); only a corrupt program
 # loops, and then the parse ends with a "max_steps" limit error instead of hanging.
@@ -26,7 +29,7 @@ class Limits:
     """The limits of one stream; the defaults suit any real response."""
 
     max_depth: int = 128
-    """JSON nesting of a call's arguments (objects and arrays), 1 to 2**20."""
+    """JSON nesting of a call's arguments (objects and arrays), 1 to 512."""
     max_argument_bytes: int = 1 << 20
     """Bytes of one call's arguments JSON, and of a tool name, id, parameter name or
     typed value held whole until it ends."""

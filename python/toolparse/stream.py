@@ -9,7 +9,7 @@ import struct
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-from ._core import NativeStream, NativeTools
+from ._core import NativePool, NativeStream, NativeTools
 from .events import End, Event
 from .formats import Format, get_format
 from .limits import DEFAULT_LIMITS, Limits
@@ -102,6 +102,19 @@ class StreamParser:
     same input is a ParseError.
     """
 
+    # Where the native stream keeps its fixed state: the heap, or a batch's pool (set by
+    # in_pool before __init__ builds the stream).
+    _pool: NativePool | None = None
+
+    @classmethod
+    def in_pool(cls, pool: NativePool, format: str | Format, **options: Any) -> StreamParser:
+        """A native StreamParser whose stream, and those reset() makes, live in pool: the
+        streams of one batch side by side (BatchParser makes its parsers so)."""
+        parser = cls.__new__(cls)
+        parser._pool = pool
+        parser.__init__(format, engine="native", **options)  # type: ignore[misc]
+        return parser
+
     def __init__(
         self,
         format: str | Format,
@@ -147,6 +160,7 @@ class StreamParser:
                 ids,
                 self.repair,
                 self.limits,
+                self._pool,
             )
         else:
             reference = self.format.repair_program if self.repair else None
