@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 try:
     import toolparse
     from toolparse import Limits, StreamParser
+    from toolparse.limits import MAX_DEPTH_CEILING
 except ImportError as error:  # pragma: no cover - a message beats a traceback here
     sys.exit(f"adversarial.py needs toolparse installed (pip install .): {error}")
 
@@ -54,7 +55,7 @@ BIG = Limits(
     max_argument_bytes=1 << 31,
     max_pending_bytes=1 << 31,
     max_tool_calls=1 << 31,
-    max_depth=1 << 20,
+    max_depth=MAX_DEPTH_CEILING,
 )
 ONE_CALL = b'<tool_call>\n{"name": "f", "arguments": {"i": 1}}\n</tool_call>'
 AFTER_PARAM = b"<tool_call>\n<function=f>\n<parameter=a>\nx</parameter>"
@@ -62,7 +63,7 @@ AFTER_PARAM = b"<tool_call>\n<function=f>\n<parameter=a>\nx</parameter>"
 # name -> (format, limits, input of n bytes)
 SHAPES: dict[str, tuple[str, Limits | None, Callable[[int], Iterator[bytes]]]] = {
     "nested [ in a call": ("hermes", None, lambda n: repeat(b"[", n, CALL_HEAD[:-1])),
-    "nested [ (no depth limit)": ("hermes", BIG, lambda n: repeat(b"[", n, CALL_HEAD[:-1])),
+    "nested [ (the deepest limit)": ("hermes", BIG, lambda n: repeat(b"[", n, CALL_HEAD[:-1])),
     "long argument string": ("hermes", BIG, lambda n: repeat(b"x", n, CALL_HEAD, CALL_TAIL)),
     "long argument (default limit)": (
         "hermes",

@@ -351,6 +351,7 @@ static size_t whole_characters(const uint8_t *text, size_t n, size_t max) {
 static tp_status call_error(tp_emitter *e, uint32_t kind, uint32_t msg, const uint8_t *detail,
                             size_t detail_len) {
     if (e->stopped) return TP_OK; /* a limit ended the call and everything after it */
+    if (e->call.dead) return TP_OK; /* reported once: the rest of the call is dropped */
     e->call.dead = 1;
     return push_error(e, kind, msg, e->call.index, e->offset, detail, detail_len);
 }

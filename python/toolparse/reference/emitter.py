@@ -586,6 +586,8 @@ class Emitter:
             return  # a limit ended the call and everything after it
         call = self.call
         assert call is not None
+        if call.dead:
+            return  # reported once: the rest of the call is dropped
         error = ParseError(kind, message, call.index, self.offset)
         self.errors.append(error)
         out.append(error)
