@@ -21,8 +21,10 @@ llguidance = pytest.importorskip("llguidance")
 from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
 
 from test_export_lark import (  # noqa: E402
+    CALL_OBJECTS,
     NOT_EXPRESSIBLE,
     TEXT_CASES,
+    WEATHER,
     _open_end,
     _reads_all,
     run,
@@ -81,6 +83,13 @@ def test_hermes_gbnf_runs(case: str, taken: bool) -> None:
     grammar = gbnf_to_lark(get_format("hermes").gbnf(_tools("hermes"))["grammar"])
     data = (FIXTURES_DIR / "hermes" / f"{case}.txt").read_bytes()
     assert (run(grammar, data) is None) == taken
+
+
+@pytest.mark.parametrize(("obj", "taken"), CALL_OBJECTS.items())
+def test_a_call_object_has_one_name_and_one_set_of_arguments(obj: str, taken: bool) -> None:
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}
+    grammar = gbnf_to_lark(get_format("hermes").gbnf([tool])["grammar"])
+    assert (run(grammar, f"<tool_call>{obj}</tool_call>".encode()) is None) == taken
 
 
 def test_schema_is_enforced() -> None:

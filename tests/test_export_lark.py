@@ -146,7 +146,6 @@ KNOWN: dict[str, str] = {
             "gpt_oss/builtin_browser_tool_is_unknown",
             "gpt_oss/invalid_arguments_then_retry",
             "gpt_oss/unknown_tool",
-            "hermes/call_without_name_then_valid_call",
             "markdown_json/two_objects_in_one_fence_are_invalid",
             "markdown_json/unknown_tool",
             "xlam/broken_fence_then_text",
@@ -347,6 +346,9 @@ def test_tool_choice(name: str) -> None:
     check_tool_choice(name, fixture_tools(name), takes)
 
 
+WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}}
+
+
 def test_strict_tool_refuses_unknown_arguments() -> None:
     tool = {
         "type": "function",
@@ -362,6 +364,31 @@ def test_strict_tool_refuses_unknown_arguments() -> None:
     assert run(fmt.lark([strict]), extra) is not None
     # strict also makes every property required
     assert run(fmt.lark([strict]), extra.replace(b'"city": "Oslo", ', b"")) is not None
+
+
+# A JSON call object's members come in any order; the event builder takes one name and
+# at most one set of arguments (a call with none, two names or both "arguments" and
+# "parameters" is invalid), and the exports hold a model to that.
+CALL_OBJECTS = {
+    '{"name": "get_weather", "arguments": {"city": "Oslo"}}': True,
+    '{"arguments": {"city": "Oslo"}, "name": "get_weather"}': True,
+    '{"id": "c1", "arguments": {"city": "Oslo"}, "x": [1], "name": "get_weather", "y": 2}': True,
+    '{"name": "get_weather"}': True,
+    '{"arguments": {"city": "Oslo"}}': False,
+    "{}": False,
+    '{"name": "get_weather", "name": "get_weather"}': False,
+    '{"name": "get_weather", "arguments": {"city": "Oslo"}, "parameters": {"city": "Oslo"}}': False,
+    '{"arguments": {"city": "Oslo"}, "name": "get_weather", "arguments": {"city": "Oslo"}}': False,
+}
+
+
+@pytest.mark.parametrize(("obj", "taken"), CALL_OBJECTS.items())
+def test_a_call_object_has_one_name_and_one_set_of_arguments(obj: str, taken: bool) -> None:
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}
+    output = f"<tool_call>{obj}</tool_call>"
+    message = toolparse.parse(output, "hermes", tools=[tool])
+    assert bool(message.tool_calls) == taken and not message.errors == taken
+    assert (run(toolparse.get_format("hermes").lark([tool]), output.encode()) is None) == taken
 
 
 def test_special_tokens() -> None:

@@ -20,8 +20,10 @@ from helpers import WEATHER_TOOL
 from test_export_lark import (
     _CONTENT,
     _OPEN_END,
+    CALL_OBJECTS,
     EOS,
     TOKENIZER,
+    WEATHER,
     check_fixture,
     check_tool_choice,
     choice_export,
@@ -121,7 +123,6 @@ KNOWN: dict[str, str] = {
     "gpt_oss/builtin_browser_tool_is_unknown": _CONTENT,
     "gpt_oss/invalid_arguments_then_retry": _CONTENT,
     "gpt_oss/unknown_tool": _CONTENT,
-    "hermes/call_without_name_then_valid_call": _CONTENT,
     "hermes/extra_keys_ignored": _UNDECLARED,
     "inkling/typed_values": _DEPTH,
     "internlm/malformed_json_then_valid_block": _STRAY_OPENER,
@@ -209,6 +210,13 @@ def test_parallel_calls_off_refuses_a_second_call() -> None:
     # "required" refuses an output with no call; "auto" takes it
     assert walk(fmt.regex(tools, tool_choice="required"), b"Hello.") is not None
     assert walk(fmt.regex(tools), b"Hello.") is None
+
+
+@pytest.mark.parametrize(("obj", "taken"), CALL_OBJECTS.items())
+def test_a_call_object_has_one_name_and_one_set_of_arguments(obj: str, taken: bool) -> None:
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}
+    regex = get_format("hermes").regex([tool])
+    assert (walk(regex, f"<tool_call>{obj}</tool_call>".encode()) is None) == taken
 
 
 def test_schema_is_enforced() -> None:

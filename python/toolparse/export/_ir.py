@@ -532,6 +532,9 @@ class Lowerer:
         if isinstance(node, g.Choice):
             return self.choice(node, ctx)
         if isinstance(node, g.Opt):
+            found = self.member_list(node.item)
+            if found is not None:  # a call object's members: not optional, the name is not
+                return self.call_members(*found, ctx)
             item = self.node(node.item, ctx)
             if ctx.count in (ONE, SOME):
                 return item
@@ -622,6 +625,49 @@ class Lowerer:
             return self.node(node.item, ctx)
         return self.node(node, ctx)
 
+    def member_list(self, node: g.Node) -> tuple[g.Choice, tuple[g.Node, ...]] | None:
+        """The members of a JSON call object in any order, as json_call writes them (a
+        member, then many(separator, member)), whose members hold the tool's name: the
+        member choice and the separator's items; else None."""
+        if not (isinstance(node, g.Seq) and len(node.items) == 2):
+            return None
+        member, more = node.items
+        if not (isinstance(member, g.Choice) and isinstance(more, g.Many)):
+            return None
+        again = more.item
+        if not (isinstance(again, g.Seq) and again.items and again.items[-1] is member):
+            return None
+        if not any("tool_name" in self.roles(alt) for alt in member.alts):
+            return None
+        return member, again.items[:-1]
+
+    def call_members(
+        self, member: g.Choice, separator: tuple[g.Node, ...], ctx: _Ctx
+    ) -> Expr | None:
+        """A call object's members as the event builder takes them: the name once, the
+        arguments at most once, any other key any number of times, in any order (a call
+        with no name, two names or two sets of arguments is invalid)."""
+        kinds: dict[str, list[Expr | None]] = {"name": [], "args": [], "other": []}
+        self.exclude_keys(member.alts)
+        for alt in member.alts:
+            roles = self.roles(alt)
+            kind = "name" if "tool_name" in roles else "args" if "tool_args" in roles else "other"
+            kinds[kind].append(self.node(alt, ctx))
+        name, args, other = (_alt(kinds[k]) for k in ("name", "args", "other"))
+        sep = _seq([self.node(item, ctx) for item in separator])
+        if name is None or sep is None:
+            return None
+        other_sep, sep_other = _seq([other, sep]), _seq([sep, other])
+        before = EMPTY if other_sep is None else Repeat(other_sep, 0)
+        after = EMPTY if sep_other is None else Repeat(sep_other, 0)
+        then_args = None if args is None else _seq([sep, args, after])
+        return _alt(
+            [
+                _seq([before, name, after, EMPTY if then_args is None else Optional_(then_args)]),
+                _seq([before, args, after, sep, name, after]),
+            ]
+        )
+
     def per_param(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
         assert ctx.tool is not None
         schema = self.tools[ctx.tool].schema
@@ -636,21 +682,27 @@ class Lowerer:
             alts.append(_seq([self.node(i, sub) for i in node.items]))
         return _alt(alts)
 
-    def choice(self, node: g.Choice, ctx: _Ctx) -> Expr | None:
+    def exclude_keys(self, alts: Sequence[g.Node]) -> None:
+        """An alternative that begins with any JSON string (an object's other keys) is
+        not one of the keys that earlier alternatives spell out."""
         keys: list[bytes] = []
-        alts = []
-        for alt in node.alts:
-            if ctx.count == ZERO and not self.call_free(alt):
-                # no calls: an alternative that holds none only by repeating its calls
-                # no times is left out (a call block with no call in it would let the
-                # calls through as text)
-                continue
+        for alt in alts:
             first = _first(alt)
             if isinstance(first, g.Json) and first.kind == g.JSON_STRING and keys:
                 self._exclude[id(first)] = tuple(keys)
             if isinstance(first, g.Lit) and len(first.text) >= 2 and first.text[:1] == b'"':
                 if first.text[-1:] == b'"':
                     keys.append(first.text)
+
+    def choice(self, node: g.Choice, ctx: _Ctx) -> Expr | None:
+        alts = []
+        self.exclude_keys(node.alts)
+        for alt in node.alts:
+            if ctx.count == ZERO and not self.call_free(alt):
+                # no calls: an alternative that holds none only by repeating its calls
+                # no times is left out (a call block with no call in it would let the
+                # calls through as text)
+                continue
             alts.append(self.node(alt, ctx))
         return _alt(alts)
 
