@@ -7,8 +7,9 @@ error recovery); a constrained-decoding engine wants a context-free grammar.  Th
 keeps what the output may be and drops what only steers the parser:
 
 * an ordered choice becomes an alternation (the union of what its alternatives accept),
-  except that a JSON string alternative after literal keys excludes those keys, as the
-  PEG's order does;
+  except that a JSON string alternative after literal keys excludes those keys, and the
+  text a later alternative begins with refuses what an earlier one commits to with a cut
+  (_prefix.py), as the PEG's order does;
 * lookaheads, cuts, ends of input and error recovery handlers are dropped (the recovery
   only matters for output that is already wrong);
 * until() becomes text that holds none of its stops (a stop with followed_by only where
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import grammar as g
+from ._prefix import commit_prefixes, exclusions
 
 # -- the expression language -------------------------------------------------------------
 
@@ -49,9 +51,10 @@ class Text(Expr):
 
     stops: tuple[g.Stop, ...]
     min1: bool
-    # Literals the text does not begin with: an earlier alternative of an ordered choice
-    # commits to them (a cut follows), so where this text stands they begin that one.
-    not_first: tuple[bytes, ...] = ()
+    # What the text does not begin with: an earlier alternative of an ordered choice
+    # commits to it (a cut follows), so where this text stands it begins that one.  Each
+    # is literals, whitespace, character runs, sequences, alternatives and options.
+    not_first: tuple[Expr, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class CharRun(Expr):
 
     members: frozenset[int]
     min1: bool
+    not_first: tuple[Expr, ...] = ()  # as Text's
 
 
 @dataclass(frozen=True)
@@ -282,47 +286,6 @@ def _first(node: g.Node) -> g.Node:
             return node
 
 
-def _committing(node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str]) -> set[bytes]:
-    """The literals a node may begin with that a cut follows: once one is read, the node
-    is committed to (no other alternative, no end of a repetition)."""
-    if isinstance(node, g.Tag):
-        return _committing(node.item, rules, seen)
-    if isinstance(node, g.Ref):
-        if node.name in seen:
-            return set()
-        return _committing(rules[node.name], rules, seen | {node.name})
-    if isinstance(node, g.Choice):
-        return set().union(*(_committing(a, rules, seen) for a in node.alts))
-    if isinstance(node, g.Seq) and len(node.items) >= 2:
-        head, then = node.items[0], node.items[1]
-        # a literal, or a choice of spellings of one, then a cut
-        options = list(head.alts) if isinstance(head, g.Choice) else [head]
-        spellings = [a.text for a in options if isinstance(a, g.Lit)]
-        if isinstance(then, g.Cut) and len(spellings) == len(options):
-            return set(spellings)
-        return _committing(head, rules, seen)
-    return set()
-
-
-def _leading_texts(
-    node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str]
-) -> list[g.Until]:
-    """The texts a node may begin with."""
-    if isinstance(node, g.Tag):
-        return _leading_texts(node.item, rules, seen)
-    if isinstance(node, g.Ref):
-        if node.name in seen:
-            return []
-        return _leading_texts(rules[node.name], rules, seen | {node.name})
-    if isinstance(node, g.Choice):
-        return [t for a in node.alts for t in _leading_texts(a, rules, seen)]
-    if isinstance(node, (g.Many, g.Opt)):
-        return _leading_texts(node.item, rules, seen)
-    if isinstance(node, g.Seq) and node.items:
-        return _leading_texts(node.items[0], rules, seen)
-    return [node] if isinstance(node, g.Until) else []
-
-
 def _nodes(rules: Mapping[str, g.Node]) -> list[g.Node]:
     """Every node of the grammar, once."""
     found: list[g.Node] = []
@@ -335,25 +298,6 @@ def _nodes(rules: Mapping[str, g.Node]) -> list[g.Node]:
             found.append(n)
             stack.extend(g._children(n))
     return found
-
-
-def _not_first(
-    nodes: Sequence[g.Node], rules: Mapping[str, g.Node]
-) -> dict[int, tuple[bytes, ...]]:
-    """For each text (by id) that a later alternative of an ordered choice begins with,
-    the literals an earlier alternative commits to with a cut: that one takes them, so
-    the text never begins with one."""
-    found: dict[int, set[bytes]] = {}
-    none = frozenset[str]()
-    for choice in nodes:
-        if not isinstance(choice, g.Choice):
-            continue
-        committed: set[bytes] = set()
-        for alt in choice.alts:
-            for text in _leading_texts(alt, rules, none) if committed else ():
-                found.setdefault(id(text), set()).update(committed)
-            committed |= _committing(alt, rules, none)
-    return {k: tuple(sorted(v)) for k, v in found.items()}
 
 
 def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
@@ -369,7 +313,7 @@ def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
                 continue
             before = [i for i in n.items[:k] if not isinstance(i, g.Ws)]
             repeated = before[-1] if before else None
-            if isinstance(repeated, g.Many) and _committing(repeated.item, rules, frozenset()):
+            if isinstance(repeated, g.Many) and commit_prefixes(repeated.item, rules):
                 found.add(id(item))
     return found
 
@@ -419,7 +363,7 @@ class Lowerer:
         self._names: dict[tuple[str, _Ctx], str | None] = {}
         self._exclude: dict[int, tuple[bytes, ...]] = {}
         nodes = _nodes(grammar.rules)  # one walk serves both
-        self.not_first = _not_first(nodes, grammar.rules)
+        self.not_first = exclusions(nodes, grammar.rules)
         self.closers = _closers(nodes, grammar.rules)
         roles: dict[str, frozenset[str]] = dict.fromkeys(grammar.rules, frozenset())
         changed = True
@@ -556,18 +500,55 @@ class Lowerer:
         if isinstance(node, g.Ws):
             return Ws()
         if isinstance(node, g.Until):
-            return Text(
-                node.stops, bool(node.flags & g.UNTIL_MIN1), self.not_first.get(id(node), ())
-            )
+            return Text(node.stops, bool(node.flags & g.UNTIL_MIN1), self.refused_first(node))
         if isinstance(node, g.Chars):
             members = frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
             high = {b for b in members if b >= 0x80}
             if high and len(high) != 128:
                 raise self.unsupported("a character set holding some bytes >= 0x80")
-            return CharRun(members, node.min1)
+            return CharRun(members, node.min1, self.refused_first(node))
         if isinstance(node, g.Json):
             return self.json(node, ctx)
         raise self.unsupported(f"the node {node!r}")
+
+    def per_spelling(self, node: g.Seq, lowered: Expr | None) -> Expr | None:
+        """Spellings, then a text: the text after each spelling refuses what that
+        spelling leaves of an earlier alternative's prefix (_prefix.exclusions), so the
+        sequence is written once per spelling."""
+        head = node.items[0] if node.items else None
+        if not isinstance(head, g.Choice) or not isinstance(lowered, Seq):
+            return lowered
+        spellings = [a.text for a in head.alts if isinstance(a, g.Lit)]
+        if not spellings or (id(node), spellings[0]) not in self.not_first:
+            return lowered
+        first, text, *rest = lowered.items
+        if first != _alt([Lit(t) for t in spellings]) or not isinstance(text, (Text, CharRun)):
+            return lowered
+        alts = []
+        for spelling in spellings:
+            refused = tuple(self.pattern(p) for p in self.not_first[id(node), spelling])
+            alts.append(Seq((Lit(spelling), replace(text, not_first=refused), *rest)))
+        return _alt(alts)
+
+    def refused_first(self, node: g.Node) -> tuple[Expr, ...]:
+        """What a text or run may not begin with (_prefix.exclusions), lowered."""
+        return tuple(self.pattern(p) for p in self.not_first.get(id(node), ()))
+
+    def pattern(self, node: g.Node) -> Expr:
+        """A prefix pattern: literals, whitespace, runs, sequences, choices, options."""
+        if isinstance(node, g.Lit):
+            return Lit(node.text)
+        if isinstance(node, g.Ws):
+            return Ws()
+        if isinstance(node, g.Chars):
+            members = frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
+            return CharRun(members, node.min1)
+        if isinstance(node, g.Opt):
+            return Optional_(self.pattern(node.item))
+        if isinstance(node, g.Seq):
+            return _seq([self.pattern(i) for i in node.items]) or EMPTY
+        assert isinstance(node, g.Choice)
+        return _alt([self.pattern(a) for a in node.alts]) or EMPTY
 
     def json(self, node: g.Json, ctx: _Ctx) -> Expr:
         if node.dialect == "python":
@@ -579,6 +560,9 @@ class Lowerer:
         return JsonValue({})
 
     def seq(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
+        return self.per_spelling(node, self._seq_node(node, ctx))
+
+    def _seq_node(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
         items = node.items
         if ctx.param is None and ctx.tool is not None:
             has = [self.roles(i) & {"param_name", "param_value"} for i in items]

@@ -4,11 +4,12 @@ outlines-core and GBNF's character classes read it)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import grammar as g
+from . import _ir as ir
 
 _META = set(r"\.+*?()|[]{}^$#&-~/\"")
 
@@ -39,6 +40,116 @@ def escape(text: bytes) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def pattern_regex(e: ir.Expr) -> str:
+    """A prefix pattern (literals, whitespace, runs, sequences, alternatives, options) as
+    a regex, grouped."""
+    if isinstance(e, ir.Lit):
+        return f"(?:{escape(e.text)})"
+    if isinstance(e, ir.Ws):
+        return f"{WS}*"
+    if isinstance(e, ir.CharRun):
+        return char_class(e.members) + ("+" if e.min1 else "*")
+    if isinstance(e, ir.Optional_):
+        return f"(?:{pattern_regex(e.item)})?"
+    if isinstance(e, ir.Seq):
+        return "(?:" + "".join(pattern_regex(i) for i in e.items) + ")"
+    assert isinstance(e, ir.Alt)
+    return "(?:" + "|".join(pattern_regex(a) for a in e.alts) + ")"
+
+
+def pattern_first(e: ir.Expr) -> set[str]:
+    """The characters a prefix pattern's match may begin with (ASCII ones; any character
+    >= 0x80 as one entry, "\x80")."""
+    if isinstance(e, ir.Lit):
+        return {e.text[:1].decode("latin-1")} if e.text[0] < 0x80 else {"\x80"}
+    if isinstance(e, ir.Ws):
+        return set(WS_CHARS)
+    if isinstance(e, ir.CharRun):
+        return {chr(b) if b < 0x80 else "\x80" for b in e.members}
+    if isinstance(e, ir.Optional_):
+        return pattern_first(e.item)
+    if isinstance(e, ir.Alt):
+        return set().union(*(pattern_first(a) for a in e.alts))
+    assert isinstance(e, ir.Seq)
+    found: set[str] = set()
+    for item in e.items:
+        found |= pattern_first(item)
+        if not pattern_nullable(item):
+            break
+    return found
+
+
+def pattern_nullable(e: ir.Expr) -> bool:
+    if isinstance(e, ir.Lit):
+        return not e.text
+    if isinstance(e, ir.CharRun):
+        return not e.min1
+    if isinstance(e, ir.Seq):
+        return all(pattern_nullable(i) for i in e.items)
+    if isinstance(e, ir.Alt):
+        return any(pattern_nullable(a) for a in e.alts)
+    return True  # Ws, Optional_
+
+
+def pattern_steps(p: ir.Expr, nows: bool) -> list[tuple[ir.Expr, ir.Expr]] | None:
+    """A prefix pattern as its possible first lexemes (a literal, or whitespace) and
+    what must follow each; nows: whitespace cannot come first.  None where a character
+    run would come first."""
+    items = list(p.items) if isinstance(p, ir.Seq) else [p]
+    if not items:
+        return []
+    head, rest = items[0], items[1:]
+    if isinstance(head, ir.Lit):
+        return [(head, ir.Seq(tuple(rest)))]
+    if isinstance(head, ir.Ws):
+        found = pattern_steps(ir.Seq(tuple(rest)), nows)
+        if nows or found is None:
+            return found
+        return [(head, ir.Seq(tuple(rest))), *found]
+    if isinstance(head, ir.Seq):
+        return pattern_steps(ir.Seq((*head.items, *rest)), nows)
+    options = (
+        [*head.alts]
+        if isinstance(head, ir.Alt)
+        else [head.item, ir.Seq(())]
+        if isinstance(head, ir.Optional_)
+        else None
+    )
+    if options is None:
+        return None
+    out: list[tuple[ir.Expr, ir.Expr]] = []
+    for option in options:
+        found = pattern_steps(ir.Seq((option, *rest)), nows)
+        if found is None:
+            return None
+        out += found
+    return out
+
+
+def run_steps(
+    members: frozenset[int], patterns: Sequence[ir.Expr], nows: bool
+) -> dict[ir.Expr, list[ir.Expr]] | None:
+    """The first lexemes (a literal, or whitespace) of a run of `members` that begins
+    with one of the patterns, each with what must follow it; None where the patterns do
+    not split so (a character run first, or one literal the beginning of another, which a
+    greedy lexer cannot decide between)."""
+    steps: dict[ir.Expr, list[ir.Expr]] = {}
+    for p in patterns:
+        found = pattern_steps(p, nows)
+        if found is None:
+            return None
+        for lexeme, rest in found:
+            if isinstance(lexeme, ir.Lit) and not all(
+                b in members or (b >= 0x80 and 0x80 in members) for b in lexeme.text
+            ):
+                continue  # the run cannot hold it
+            steps.setdefault(lexeme, []).append(rest)
+    lits = [x.text for x in steps if isinstance(x, ir.Lit)]
+    if any(a != b and b.startswith(a) for a in lits for b in lits):
+        return None
+    return steps
 
 
 def char_class(members: Iterable[int]) -> str:

@@ -16,6 +16,10 @@ from ._regex import (
     TextStops,
     char_class,
     escape,
+    pattern_first,
+    pattern_nullable,
+    pattern_regex,
+    run_steps,
     text_chunks,
     text_stops,
 )
@@ -49,12 +53,17 @@ def _split_prefixed(alts: Sequence[ir.Expr], special: Collection[bytes]) -> list
     return out
 
 
+def _refused(patterns: Sequence[ir.Expr]) -> str:
+    return "(?:" + "|".join(pattern_regex(p) for p in patterns) + ")"
+
+
 class _Writer:
     def __init__(self, special_tokens: Collection[str]) -> None:
         self.special = {t.encode() for t in special_tokens}
         self.terminals: dict[str, str] = {}  # definition -> name
         self.rules: dict[str, str] = {}  # name -> body, rules of the writer's own
         self._texts: dict[tuple[tuple[str, ...], bool], str] = {}
+        self._runs: dict[tuple[frozenset[int], tuple[ir.Expr, ...], bool], str] = {}
 
     def terminal(self, definition: str, stem: str) -> str:
         if definition not in self.terminals:
@@ -71,8 +80,9 @@ class _Writer:
         if isinstance(e, ir.Text):
             return self.text(e)
         if isinstance(e, ir.CharRun):
-            cls = char_class(e.members)
-            name = self.terminal(f"/{cls}+/", "CHARS")
+            if e.not_first:
+                return self.run_excluding(e)
+            name = self.terminal(f"/{char_class(e.members)}+/", "CHARS")
             return name if e.min1 else name + "?"
         if isinstance(e, ir.JsonValue):
             schema = {**ir.either_order(e.schema), "x-guidance": _JSON_OPTIONS}
@@ -112,12 +122,14 @@ class _Writer:
         lex = text_chunks(texts)
         # what the text may not begin with (an earlier alternative's): the first lexeme
         # is then a plain run that does not begin with it, where it begins with no stop
-        not_first = [n.decode() for n in e.not_first]
-        not_first = [n for n in not_first if not any(t[0] == n[0] for t in texts)]
+        # (one that may begin with a stop's first character is left out: the lexer
+        # splits the text there)
+        stop_firsts = {t[0] for t in texts}
+        not_first = [n for n in e.not_first if not pattern_first(n) & stop_firsts]
         first_plain = None
         if not_first and not stops.follow:
-            refused = "|".join(escape(n.encode()) for n in not_first)
-            first_plain = self.terminal(f"/{lex['plain']}/ & ~/({refused})(?s:.*)/", "PLAIN")
+            refused = _refused(not_first)
+            first_plain = self.terminal(f"/{lex['plain']}/ & ~/{refused}(?s:.*)/", "PLAIN")
         if "chunk" not in lex:
             plain = first_plain or self.terminal("/" + lex["plain"] + "/", "PLAIN")
             return f"{plain}{'' if e.min1 else '?'}"
@@ -136,6 +148,51 @@ class _Writer:
                 return run if e.min1 else f"({run})?"
             return f"({plain} | {lead}{chunk}){'+' if e.min1 else '*'}"
         return self.follow_text(e, stops, lex["plain"], lead, chunk)
+
+    def run_excluding(self, e: ir.CharRun) -> str:
+        """A run that begins with none of e.not_first, written in the patterns' own
+        lexemes: the run's characters, or one of the patterns' first literal or
+        whitespace and then a run that does not begin with what must follow it.  A run
+        that is one lexeme and refuses the patterns itself would be taken by the greedy
+        lexer past the point where a call's literal lexeme ends, and die there."""
+        alts = self._run_steps(e.members, e.not_first, nows=False)
+        if alts is None:  # not in lexemes: the run as it is
+            name = self.terminal(f"/{char_class(e.members)}+/", "CHARS")
+            return name if e.min1 else name + "?"
+        body = " | ".join(alts) if alts else '""'
+        return f"({body})" if e.min1 else f"({body})?"
+
+    def _run_steps(
+        self, members: frozenset[int], patterns: Sequence[ir.Expr], nows: bool
+    ) -> list[str] | None:
+        """The non-empty alternatives of such a run; nows: it does not begin with
+        whitespace (a whitespace lexeme just ended)."""
+        steps = run_steps(members, patterns, nows)
+        if steps is None:
+            return None
+        lits = [x.text for x in steps if isinstance(x, ir.Lit)]
+        refused = [escape(x) for x in lits]
+        if nows or ir.Ws() in steps:
+            refused.append(WS)
+        run = f"/{char_class(members)}+/"
+        if refused:
+            run += f" & ~/({'|'.join(refused)})(?s:.*)/"
+        alts = [self.terminal(run, "CHARS")]
+        for lexeme, rests in steps.items():
+            if any(pattern_nullable(r) for r in rests):
+                continue  # the run may not begin with this lexeme at all
+            after_ws = isinstance(lexeme, ir.Ws)
+            key = (members, tuple(rests), after_ws)
+            if key not in self._runs:
+                name = f"run-{len(self._runs)}"
+                self._runs[key] = name
+                more = self._run_steps(members, rests, after_ws)
+                if more is None:
+                    more = [self.terminal(f"/{char_class(members)}+/", "CHARS")]
+                self.rules[name] = " | ".join(more) + ' | ""' if more else '""'
+            first = self.expr(lexeme).rstrip("?")
+            alts.append(f"{first} {self._runs[key]}")
+        return alts
 
     def follow_text(self, e: ir.Text, stops: TextStops, plain: str, lead: str, chunk: str) -> str:
         """Text whose stops count only where a follow text comes next: the markers and

@@ -27,7 +27,7 @@ from typing import Any
 from .. import grammar as g
 from . import _ir as ir
 from . import _ranges
-from ._regex import by_length, text_automaton
+from ._regex import by_length, pattern_nullable, run_steps, text_automaton
 
 # JSON whitespace between tokens: one space, or a newline and an indent (pretty-printed
 # JSON); at most one newline, where outlines' default [ ]? has none (and where
@@ -513,6 +513,32 @@ class _Writer:
             self.active.pop()
         return self.done[name]
 
+    def run_excluding(
+        self, members: frozenset[int], patterns: Sequence[ir.Expr], nows: bool
+    ) -> _R | None:
+        """A non-empty run that begins with none of the patterns (_regex.run_steps): it
+        begins with none of their first literals (nor with whitespace where that is one),
+        or with one and then what does not begin with what must follow it; None where
+        the patterns cannot be written so."""
+        steps = run_steps(members, patterns, nows)
+        if steps is None:
+            return None
+        lits = [x.text.decode("utf-8") for x in steps if isinstance(x, ir.Lit)]
+        if any(ord(c) >= 0x80 for t in lits for c in t):
+            return None  # a class cannot leave out one non-ASCII character
+        ws = " \t\r\n" if nows or ir.Ws() in steps else ""
+        parts = [_not_beginning(members, lits, ws)]
+        for lexeme, rests in steps.items():
+            if any(pattern_nullable(r) for r in rests):
+                continue  # the run may not begin with this lexeme at all
+            after_ws = isinstance(lexeme, ir.Ws)
+            first = _star(_set(" \t\r\n"), 1) if after_ws else self.expr(lexeme)
+            more = self.run_excluding(members, rests, after_ws)
+            if more is None:
+                more = _star(_run_class(members) or _EMPTY, 1)
+            parts.append(_cat(first, _opt(more)))
+        return _alt(parts)
+
     def expr(self, e: ir.Expr) -> _R | None:
         if isinstance(e, ir.Lit):
             return _lit(e.text.decode("utf-8"))
@@ -523,18 +549,10 @@ class _Writer:
                 return follow_text(e.stops, e.min1)
             return stop_free_text([s.marker.decode("utf-8") for s in e.stops], e.min1)
         if isinstance(e, ir.CharRun):
-            chars = [chr(b) for b in e.members if b < 0x80]
-            cls = _set(chars)
-            if any(b >= 0x80 for b in e.members):
-                # bytes >= 0x80: any non-ASCII character
-                cls = (
-                    _raw(cls.text[:-1] + "\\u0080-\\U0010ffff]", _ATOM)
-                    if len(chars) > 1
-                    else _raw(
-                        f"[{_char(chars[0], True) if chars else ''}\\u0080-\\U0010ffff]", _ATOM
-                    )
-                )
-            return _star(cls, 1 if e.min1 else 0)
+            found = self.run_excluding(e.members, e.not_first, False) if e.not_first else None
+            if found is None:
+                found = _star(_run_class(e.members) or _EMPTY, 1)
+            return found if e.min1 else _opt(found)
         if isinstance(e, ir.JsonValue):
             # each object in its schema's order or sorted, as a template may write it
             schema = ir.either_order(e.schema)
@@ -558,6 +576,39 @@ class _Writer:
         if isinstance(e, ir.RuleRef):
             return self.rule(e.name)
         raise TypeError(f"not an expression: {e!r}")
+
+
+def _run_class(members: frozenset[int], minus: Iterable[str] = ()) -> _R | None:
+    """A class of the run's characters (bytes >= 0x80: any non-ASCII character), other
+    than the ASCII characters `minus`; None where none is left."""
+    chars = sorted({chr(b) for b in members if b < 0x80} - set(minus))
+    if not any(b >= 0x80 for b in members):
+        return _set(chars) if chars else None
+    inside = "".join(_char(c, True) for c in chars) if len(chars) < 2 else _set(chars).text[1:-1]
+    return _raw(f"[{inside}\\u0080-\\U0010ffff]", _ATOM)
+
+
+def _not_beginning(members: frozenset[int], texts: Iterable[str], first_minus: str) -> _R | None:
+    """A non-empty run that begins with none of the texts (it may end inside one) nor,
+    first, with a character of first_minus: the texts' trie, left where the run takes
+    another character than the trie goes on with."""
+    trie: dict[str, Any] = {}
+    for text in texts:
+        node = trie
+        for ch in text:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a text ends here
+
+    def leave(node: dict[str, Any], minus: str) -> _R | None:
+        other = _run_class(members, set(node) | set(minus))
+        parts = [] if other is None else [_cat(other, _star(_run_class(members) or _EMPTY))]
+        for ch, child in sorted(node.items()):
+            if ch and "" not in child:
+                more = leave(child, "")
+                parts.append(_lit(ch) if more is None else _cat(_lit(ch), _opt(more)))
+        return _alt(parts)
+
+    return leave(trie, first_minus)
 
 
 def to_regex(

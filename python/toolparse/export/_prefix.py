@@ -1,0 +1,279 @@
+"""What an ordered choice's earlier alternatives commit to, and where a later one may
+not begin with it.
+
+choice(A, B) with A = seq(P, cut(), ...) takes B only where P does not match: once P has
+matched, the parser is committed to A (a broken A is an error, not B).  A grammar
+written as a union does not know this, so the texts that B begins with are told which
+prefixes they may not begin with.  P is kept as a small grammar of literals, whitespace,
+character runs, sequences, choices and options: what a regular expression says the same
+way (see _regular).  Where B begins with a literal, what comes after that literal may not
+begin with the rest of P (the derivative of P by it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .. import grammar as g
+
+WS_BYTES = frozenset(b" \t\r\n")
+
+
+def _members(node: g.Chars) -> frozenset[int]:
+    return frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
+
+
+def _simple(node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str]) -> g.Node | None:
+    """node as a prefix pattern (rules inlined, tags and cuts dropped), or None where it
+    holds anything else."""
+    if isinstance(node, (g.Lit, g.Ws, g.Chars)):
+        return node
+    if isinstance(node, g.Cut):
+        return g.Seq(())
+    if isinstance(node, g.Tag):
+        return _simple(node.item, rules, seen)
+    if isinstance(node, g.Ref):
+        if node.name in seen:
+            return None
+        return _simple(rules[node.name], rules, seen | {node.name})
+    if isinstance(node, g.Opt):
+        item = _simple(node.item, rules, seen)
+        return None if item is None else g.Opt(item)
+    if isinstance(node, (g.Seq, g.Choice)):
+        parts = [_simple(i, rules, seen) for i in g._children(node)]
+        if any(p is None for p in parts):
+            return None
+        found = tuple(p for p in parts if p is not None)
+        return g.Seq(found) if isinstance(node, g.Seq) else g.Choice(found)
+    return None
+
+
+def nullable(node: g.Node) -> bool:
+    if isinstance(node, g.Lit):
+        return False
+    if isinstance(node, g.Chars):
+        return not node.min1
+    if isinstance(node, g.Seq):
+        return all(nullable(i) for i in node.items)
+    if isinstance(node, g.Choice):
+        return any(nullable(a) for a in node.alts)
+    return True  # Ws, Opt
+
+
+def first_bytes(node: g.Node) -> frozenset[int]:
+    """The bytes a match of the pattern may begin with."""
+    if isinstance(node, g.Lit):
+        return frozenset(node.text[:1])
+    if isinstance(node, g.Ws):
+        return WS_BYTES
+    if isinstance(node, g.Chars):
+        return _members(node)
+    if isinstance(node, g.Opt):
+        return first_bytes(node.item)
+    if isinstance(node, g.Choice):
+        return frozenset().union(*(first_bytes(a) for a in node.alts))
+    assert isinstance(node, g.Seq)
+    found: frozenset[int] = frozenset()
+    for item in node.items:
+        found |= first_bytes(item)
+        if not nullable(item):
+            break
+    return found
+
+
+def _regular(node: g.Node, follow: frozenset[int]) -> bool:
+    """Whether the parser matches the pattern where, and only where, the input begins
+    with a string of the pattern read as a regular expression, given the bytes that may
+    follow it within the prefix: the parser's options, whitespace and runs are possessive
+    and its choices ordered, which only differ where what they take could also begin
+    what comes next."""
+    if isinstance(node, g.Lit):
+        return True
+    if isinstance(node, g.Ws):
+        return not WS_BYTES & follow
+    if isinstance(node, g.Chars):
+        return not _members(node) & follow
+    if isinstance(node, g.Opt):
+        return not first_bytes(node.item) & follow and _regular(node.item, follow)
+    if isinstance(node, g.Choice):
+        if follow:
+            for k, a in enumerate(node.alts):
+                for b in node.alts[k + 1 :]:
+                    if isinstance(a, g.Lit) and isinstance(b, g.Lit):
+                        if b.text.startswith(a.text):
+                            return False
+                    elif first_bytes(a) & first_bytes(b):
+                        return False
+        return all(_regular(a, follow) for a in node.alts)
+    assert isinstance(node, g.Seq)
+    after = follow
+    for item in reversed(node.items):
+        if not _regular(item, after):
+            return False
+        after = first_bytes(item) | (after if nullable(item) else frozenset())
+    return True
+
+
+def commit_prefixes(
+    node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str] = frozenset()
+) -> list[g.Node]:
+    """The prefixes that commit the parser to node once matched: what comes before a cut
+    at its head (a lookahead right before the cut counts as what it looks for)."""
+    if isinstance(node, g.Tag):
+        return commit_prefixes(node.item, rules, seen)
+    if isinstance(node, g.Ref):
+        if node.name in seen:
+            return []
+        return commit_prefixes(rules[node.name], rules, seen | {node.name})
+    if isinstance(node, g.Choice):
+        return [p for a in node.alts for p in commit_prefixes(a, rules, seen)]
+    if not isinstance(node, g.Seq) or not node.items:
+        return []
+    cut = next((k for k, i in enumerate(node.items) if isinstance(i, g.Cut)), None)
+    if cut:
+        head = list(node.items[:cut])
+        if isinstance(head[-1], g.Ahead) and not head[-1].negate:
+            head[-1] = head[-1].item
+        found = _simple(g.Seq(tuple(head)), rules, seen)
+        if found is not None and not nullable(found) and _regular(found, frozenset()):
+            return [found]
+    return commit_prefixes(node.items[0], rules, seen)
+
+
+def derive(node: g.Node, byte: int) -> g.Node | None:
+    """What must follow `byte` for the input to begin with the pattern (its derivative),
+    or None where nothing can."""
+    if isinstance(node, g.Lit):
+        if node.text[0] != byte:
+            return None
+        return g.Lit(node.text[1:]) if len(node.text) > 1 else g.Seq(())
+    if isinstance(node, g.Ws):
+        return node if byte in WS_BYTES else None
+    if isinstance(node, g.Chars):
+        return g.Chars(node.byteset, False) if byte in _members(node) else None
+    if isinstance(node, g.Opt):
+        return derive(node.item, byte)
+    if isinstance(node, g.Choice):
+        alts = [d for d in (derive(a, byte) for a in node.alts) if d is not None]
+        return None if not alts else alts[0] if len(alts) == 1 else g.Choice(tuple(alts))
+    assert isinstance(node, g.Seq)
+    if not node.items:
+        return None
+    head, rest = node.items[0], g.Seq(node.items[1:])
+    found: list[g.Node] = [] if (d := derive(head, byte)) is None else [g.Seq((d, *rest.items))]
+    if nullable(head) and (r := derive(rest, byte)) is not None:
+        found.append(r)
+    return None if not found else found[0] if len(found) == 1 else g.Choice(tuple(found))
+
+
+def derive_text(node: g.Node, data: bytes) -> g.Node | None:
+    found: g.Node | None = node
+    for byte in data:
+        if found is None:
+            return None
+        found = derive(found, byte)
+    return found
+
+
+def _after_ws(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
+    """The nodes (by id) that every place holding them has right after whitespace in a
+    sequence: what they match never begins with whitespace."""
+    before: dict[int, list[bool]] = {}
+
+    def record(item: g.Node, after_ws: bool) -> None:
+        before.setdefault(id(item), []).append(after_ws)
+        if isinstance(item, g.Ref) and item.name in rules:
+            before.setdefault(id(rules[item.name]), []).append(after_ws)
+
+    for n in nodes:
+        if isinstance(n, g.Seq):
+            for k, item in enumerate(n.items):
+                record(item, k > 0 and isinstance(n.items[k - 1], g.Ws))
+        else:
+            for item in g._children(n):
+                record(item, False)
+    return {k for k, v in before.items() if all(v)}
+
+
+Key = int | tuple[int, bytes]
+
+
+def exclusions(
+    nodes: Sequence[g.Node], rules: Mapping[str, g.Node]
+) -> dict[Key, tuple[g.Node, ...]]:
+    """For each text or character run (by id) that a later alternative of an ordered
+    choice begins with, directly or after literals, the prefixes it may not begin with;
+    for a sequence (by id) of several spellings and then a text, the prefixes that text
+    may not begin with after each spelling (by (id, spelling))."""
+    found: dict[Key, list[g.Node]] = {}
+    after_ws = _after_ws(nodes, rules)
+    for choice in nodes:
+        if not isinstance(choice, g.Choice):
+            continue
+        committed: list[g.Node] = []
+        for alt in choice.alts:
+            if committed:
+                _push(alt, committed, rules, frozenset(), found)
+            for p in commit_prefixes(alt, rules):
+                # the whitespace before the choice was taken by then: a text after it
+                # cannot begin with whitespace, which the exports' texts may
+                committed.append(g.Seq((g.Ws(), p)) if id(choice) in after_ws else p)
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def _push(
+    node: g.Node,
+    prefixes: Sequence[g.Node],
+    rules: Mapping[str, g.Node],
+    seen: frozenset[str],
+    found: dict[Key, list[g.Node]],
+) -> None:
+    if isinstance(node, (g.Tag, g.Opt, g.Many, g.Recover)):
+        _push(node.item, prefixes, rules, seen, found)
+    elif isinstance(node, g.Ref):
+        if node.name not in seen:
+            _push(rules[node.name], prefixes, rules, seen | {node.name}, found)
+    elif isinstance(node, g.Choice):
+        for a in node.alts:
+            _push(a, prefixes, rules, seen, found)
+    elif isinstance(node, g.Seq):
+        items = [i for i in node.items if not isinstance(i, (g.Cut, g.Ahead))]
+        spelled = _spellings(items[0]) if items else []
+        if len(spelled) > 1 and node.items[:2] == tuple(items[:2]) and _is_text(items[1]):
+            # several spellings, then a text: each spelling's text refuses its own rest
+            # (the lowering writes the text once per spelling)
+            for text in spelled:
+                key = (id(node), text)
+                here = found.setdefault(key, [])
+                here.extend(d for d in _derived(prefixes, text) if d not in here)
+            return
+        while items and (spelled := _spellings(items[0])):
+            # the rest of each prefix after the literal; where several spellings lead on
+            # to one place other than a text, that place is told nothing
+            prefixes = _derived(prefixes, spelled[0]) if len(spelled) == 1 else []
+            items.pop(0)
+        if items and prefixes:
+            _push(items[0], prefixes, rules, seen, found)
+    elif _is_text(node):
+        here = found.setdefault(id(node), [])
+        here.extend(p for p in prefixes if p not in here)
+
+
+def _is_text(node: g.Node) -> bool:
+    return isinstance(node, (g.Until, g.Chars))
+
+
+def _derived(prefixes: Sequence[g.Node], text: bytes) -> list[g.Node]:
+    """What must follow text for the input to begin with one of the prefixes; a prefix
+    the text completes leaves its alternative nothing to match, which the union cannot
+    drop (left out)."""
+    derived = [derive_text(p, text) for p in prefixes]
+    return [d for d in derived if d is not None and not nullable(d)]
+
+
+def _spellings(node: g.Node) -> list[bytes]:
+    """The texts of a literal or a choice of literals; else none."""
+    if isinstance(node, g.Lit):
+        return [node.text]
+    if isinstance(node, g.Choice) and all(isinstance(a, g.Lit) for a in node.alts):
+        return [a.text for a in node.alts if isinstance(a, g.Lit)]
+    return []
