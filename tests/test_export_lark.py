@@ -128,7 +128,6 @@ KNOWN: dict[str, str] = {
     },
     "seed_oss/unclosed_reasoning_with_draft_at_end": _GREEDY,
     "deepseek_r1/call_markers_mentioned_in_reasoning": _GREEDY,
-    "minimax_m3/block_inside_reasoning_is_text": _GREEDY,
     "minimax_m3/leaf_typing_by_schema": _M3_UNTYPED + "`n/a` in a number array is taken",
     "minimax_m3/malformed_nesting_is_invalid": _M3_UNTYPED
     + "a mismatched closing tag, text beside child tags and a schema mismatch are taken",

@@ -184,3 +184,28 @@ def test_the_refused_beginnings_agree_with_the_parser() -> None:
         for output, taken in cases:
             message = toolparse.parse(output, get_format(name), tools=json.loads(json.dumps(TOOLS)))
             assert (not message.errors) is taken, (name, output, message.errors)
+
+
+@pytest.mark.parametrize("min1", [False, True])
+def test_a_text_with_stops_refuses_the_prefixes_at_its_start(min1: bool) -> None:
+    """The regex export's text that may not begin with a prefix, against its definition
+    (a text of the stops that does not begin with the prefix) on every short string of
+    the characters that matter: the stop's, the prefixes' (one shares the stop's
+    beginning) and two others."""
+    import itertools
+
+    from toolparse.export import _ir as ir
+    from toolparse.export.regex import stop_free_text, text_not_beginning
+
+    stops = (g.Stop(b"<|m|>"),)
+    prefixes = (ir.Seq((ir.Ws(), ir.Lit(b"to="))), ir.Lit(b"<|x"))
+    found = text_not_beginning(stops, min1, prefixes)
+    assert found is not None
+    written = re.compile(found.text)
+    text = re.compile(stop_free_text(["<|m|>"], min1).text)
+    prefix = re.compile(r"[ \t\r\n]*to=|<\|x")
+    for n in range(6):
+        for chars in itertools.product("<|m>xto= b", repeat=n):
+            s = "".join(chars)
+            expected = bool(text.fullmatch(s)) and not prefix.match(s)
+            assert bool(written.fullmatch(s)) is expected, s

@@ -102,9 +102,14 @@ _STRAY_OPENER = (
     "a broken or unknown call is taken as text: <|action_start|> is text where <|plugin|> "
     "does not follow, and the regex (a union) reads it so where it does"
 )
-_TEXT_START = (
-    "a call's committed beginning (` to=` after a channel name) is refused at the start of "
-    "a run of any characters, not yet at the start of a text with stops (the header text)"
+_EMPTY_RECIPIENT = (
+    "a commentary channel with no recipient is taken only before `<|channel|>` (a lookahead, "
+    "which the union drops): the call after it is read as stray text"
+)
+_SPLIT_TEXT = (
+    "content refuses a list of calls at its start, but the union repeats content pieces (a "
+    "text, a lone ```) where the parser's content takes all it can, so the piece after one "
+    "may go on with the list"
 )
 _UNDECLARED = "properties the schema does not declare are refused"
 _ORDER = "an object's properties are taken only in the schema's declared order"
@@ -119,9 +124,8 @@ KNOWN: dict[str, str] = {
     "functionary_v3_2/arguments_not_an_object": _CONTENT,
     "functionary_v3_2/invalid_arguments_then_valid_call": _CONTENT,
     "functionary_v3_2/unknown_tool_and_known_tool": _CONTENT,
-    "gpt_oss/builtin_browser_tool_is_unknown": _TEXT_START,
-    "gpt_oss/invalid_arguments_then_retry": _TEXT_START,
-    "gpt_oss/unknown_tool": _TEXT_START,
+    "gpt_oss/invalid_arguments_then_retry": _EMPTY_RECIPIENT,
+    "gpt_oss/unknown_tool": _EMPTY_RECIPIENT,
     "hermes/extra_keys_ignored": _UNDECLARED,
     "inkling/typed_values": _DEPTH,
     "internlm/malformed_json_then_valid_block": _STRAY_OPENER,
@@ -140,9 +144,9 @@ KNOWN: dict[str, str] = {
     "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": _NAMES,
     "qwen3_coder/typed_values_every_schema_type": _DEPTH,
     "seed_oss/typed_values_every_schema_type": _DEPTH,
-    "xlam/broken_fence_then_text": _CONTENT,
-    "xlam/stringified_arguments_are_invalid": _CONTENT,
-    "xlam/unknown_tool_and_known_tool": _CONTENT,
+    "xlam/broken_fence_then_text": _SPLIT_TEXT,
+    "xlam/stringified_arguments_are_invalid": _SPLIT_TEXT,
+    "xlam/unknown_tool_and_known_tool": _SPLIT_TEXT,
 }
 
 

@@ -343,6 +343,19 @@ def _alt(alts: Sequence[Expr | None]) -> Expr | None:
     return out[0] if len(out) == 1 else Alt(tuple(out))
 
 
+def concat(items: Sequence[Expr]) -> Expr:
+    """A sequence, nested ones flattened."""
+    found = _seq(items)
+    assert found is not None
+    return found
+
+
+def union(alts: Sequence[Expr | None]) -> Expr | None:
+    """An alternation of the alternatives that are not None (nested ones flattened, each
+    once); None where none is left."""
+    return _alt(alts)
+
+
 def _prop_type(schema: Any) -> str | None:
     if not isinstance(schema, Mapping):
         return None

@@ -206,6 +206,13 @@ def exclusions(
     may not begin with after each spelling (by (id, spelling))."""
     found: dict[Key, list[g.Node]] = {}
     after_ws = _after_ws(nodes, rules)
+    for node in nodes:
+        # an option is a choice between it and what follows it: what follows may not
+        # begin with what the option commits to
+        if isinstance(node, g.Seq):
+            for item, after in zip(node.items, node.items[1:], strict=False):
+                if isinstance(item, g.Opt) and (taken := commit_prefixes(item.item, rules)):
+                    _push(after, taken, rules, frozenset(), found)
     for choice in nodes:
         if not isinstance(choice, g.Choice):
             continue

@@ -81,6 +81,32 @@ def pattern_first(e: ir.Expr) -> set[str]:
     return found
 
 
+def pattern_derive(e: ir.Expr, ch: str) -> ir.Expr | None:
+    """What must follow the ASCII character ch for a text to begin with the pattern
+    (its derivative), or None where nothing can."""
+    if isinstance(e, ir.Lit):
+        if not e.text or e.text[0] != ord(ch):
+            return None
+        return ir.Lit(e.text[1:]) if len(e.text) > 1 else ir.EMPTY
+    if isinstance(e, ir.Ws):
+        return e if ch in WS_CHARS else None
+    if isinstance(e, ir.CharRun):
+        return ir.CharRun(e.members, False) if ord(ch) in e.members else None
+    if isinstance(e, ir.Optional_):
+        return pattern_derive(e.item, ch)
+    if isinstance(e, ir.Alt):
+        return ir.union([pattern_derive(a, ch) for a in e.alts])
+    assert isinstance(e, ir.Seq)
+    if not e.items:
+        return None
+    head, rest = e.items[0], ir.Seq(e.items[1:])
+    d = pattern_derive(head, ch)
+    found = [None if d is None else ir.concat([d, rest])]
+    if pattern_nullable(head):
+        found.append(pattern_derive(rest, ch))
+    return ir.union(found)
+
+
 def pattern_nullable(e: ir.Expr) -> bool:
     if isinstance(e, ir.Lit):
         return not e.text

@@ -27,7 +27,14 @@ from typing import Any
 from .. import grammar as g
 from . import _ir as ir
 from . import _ranges
-from ._regex import by_length, pattern_nullable, run_steps, text_automaton
+from ._regex import (
+    WS_CHARS,
+    by_length,
+    pattern_derive,
+    pattern_nullable,
+    run_steps,
+    text_automaton,
+)
 
 # JSON whitespace between tokens: one space, or a newline and an indent (pretty-printed
 # JSON); at most one newline, where outlines' default [ ]? has none (and where
@@ -227,6 +234,89 @@ def follow_text(stops: Sequence[g.Stop], min1: bool) -> _R:
         for target, chars in by_target.items():
             _add_edge(edges, p, target, _set(chars))
     return _text_pieces(edges, states, sorted(auto.alphabet), min1)
+
+
+_DEAD = "<dead>"  # no pattern can begin here any more
+
+
+def text_not_beginning(
+    stops: Sequence[g.Stop], min1: bool, patterns: Sequence[ir.Expr]
+) -> _R | None:
+    """Text holding none of the stops (as follow_text) that begins with none of the
+    patterns: the text's automaton run beside the patterns' derivatives, a state that
+    completes a pattern left out, and the states eliminated.  None where a pattern is
+    not of ASCII literals and whitespace."""
+    auto = text_automaton(stops)
+    pattern_chars = set(WS_CHARS)
+    for p in patterns:
+        if not _ascii_pattern(p, pattern_chars):
+            return None
+    explicit = sorted(set(auto.alphabet) | pattern_chars)
+    State = tuple[int, Any, bool]  # text state, what may not follow (or _DEAD), initial
+
+    def step(state: State, ch: str | None) -> State | None:
+        at, left, _ = state
+        here = 0 if ch is None or ch not in auto.alphabet else auto.moves[at].get(ch)
+        if here is None:
+            return None  # the character completes a stop
+        if left is _DEAD or ch is None:
+            return (here, _DEAD, False)
+        rest = pattern_derive(left, ch)
+        if rest is not None and pattern_nullable(rest):
+            return None  # the text would begin with a pattern
+        return (here, _DEAD if rest is None else rest, False)
+
+    start: State = (0, ir.union(list(patterns)), True)
+    order, index = [start], {start: 0}
+    edges: dict[tuple[Any, Any], _R] = {}
+    k = 0
+    while k < len(order):
+        state = order[k]
+        k += 1
+        targets: dict[State, list[str | None]] = {}
+        for ch in [*explicit, None]:
+            nxt = step(state, ch)
+            if nxt is not None:
+                targets.setdefault(nxt, []).append(ch)
+        for nxt, chars in targets.items():
+            if nxt not in index:
+                index[nxt] = len(order)
+                order.append(nxt)
+            if None in chars:  # every character but the explicit ones going elsewhere
+                cls = _set([c for c in explicit if c not in chars], negated=True)
+            else:
+                cls = _set([c for c in chars if c is not None])
+            _add_edge(edges, index[state], index[nxt], cls)
+    for n, (at, _, initial) in enumerate(order):
+        if at == 0 and not (initial and min1):
+            edges[n, _FINAL] = _EMPTY
+    for n in reversed(range(1, len(order))):
+        loop = edges.pop((n, n), None)
+        ins = [(p, r) for (p, q), r in edges.items() if q == n]
+        outs = [(q, r) for (p, q), r in edges.items() if p == n]
+        for key in [key for key in edges if n in key]:
+            del edges[key]
+        middle = _EMPTY if loop is None else _star(loop)
+        for p, r_in in ins:
+            for q, r_out in outs:
+                joined = _cat(r_in, middle, r_out)
+                assert joined is not None
+                _add_edge(edges, p, q, joined)
+    return edges.get((0, _FINAL))
+
+
+def _ascii_pattern(e: ir.Expr, chars: set[str]) -> bool:
+    """Whether a pattern is of ASCII literals and whitespace; adds its characters."""
+    if isinstance(e, ir.Lit):
+        chars.update(e.text.decode("latin-1"))
+        return all(b < 0x80 for b in e.text)
+    if isinstance(e, ir.Ws):
+        return True
+    if isinstance(e, ir.Optional_):
+        return _ascii_pattern(e.item, chars)
+    if isinstance(e, (ir.Seq, ir.Alt)):
+        return all(_ascii_pattern(i, chars) for i in (e.items if isinstance(e, ir.Seq) else e.alts))
+    return False
 
 
 def _add_edge(edges: dict[tuple[Any, Any], _R], p: Any, q: Any, r: _R) -> None:
@@ -545,6 +635,8 @@ class _Writer:
         if isinstance(e, ir.Ws):
             return _star(_set(" \t\r\n"))
         if isinstance(e, ir.Text):
+            if e.not_first and (found := text_not_beginning(e.stops, e.min1, e.not_first)):
+                return found
             if any(s.follow for s in e.stops):
                 return follow_text(e.stops, e.min1)
             return stop_free_text([s.marker.decode("utf-8") for s in e.stops], e.min1)
