@@ -356,6 +356,32 @@ def union(alts: Sequence[Expr | None]) -> Expr | None:
     return _alt(alts)
 
 
+def _text_rounds(item: g.Node, rules: Mapping[str, g.Node]) -> tuple[g.Until, list[g.Node]] | None:
+    """A repeated choice's one text alternative (directly, through tags and rules, or
+    one alternative of a choice among its alternatives) and the other alternatives."""
+
+    def bare(n: g.Node) -> g.Node:
+        while isinstance(n, (g.Tag, g.Ref)):
+            n = n.item if isinstance(n, g.Tag) else rules[n.name]
+        return n
+
+    choice = bare(item)
+    if not isinstance(choice, g.Choice):
+        return None
+    texts: list[g.Until] = []
+    others: list[g.Node] = []
+    for alt in choice.alts:
+        inner = bare(alt)
+        parts = list(inner.alts) if isinstance(inner, g.Choice) else [alt]
+        found = [bare(p) for p in parts if isinstance(bare(p), g.Until)]
+        if isinstance(inner, g.Until) or (isinstance(inner, g.Choice) and len(found) == 1):
+            texts += [t for t in found if isinstance(t, g.Until)]
+            others += [p for p in parts if not isinstance(bare(p), g.Until)]
+        else:
+            others.append(alt)
+    return (texts[0], others) if len(texts) == 1 else None
+
+
 def _prop_type(schema: Any) -> str | None:
     if not isinstance(schema, Mapping):
         return None
@@ -713,18 +739,54 @@ class Lowerer:
                 return _seq([EMPTY if item is None else Repeat(item, 0), Optional_(last)])
             if item is None:
                 return EMPTY if least == 0 else None
-            return Repeat(item, least)
-        ctx = replace(ctx, end=False)
-        zero = self.node(node.item, replace(ctx, count=ZERO))
-        one = self.node(node.item, replace(ctx, count=ONE))
-        rest = self.node(node.item, replace(ctx, count=ZERO if ctx.count == ONE else ANY))
-        return _seq(
+            return self.rounds(node, replace(ctx, end=False), least) or Repeat(item, least)
+        # ONE / SOME: no calls, then the first time round that holds any (one call, or
+        # at least one: a block may hold several), then none (ONE) or any (SOME)
+        inner = replace(ctx, end=False)
+        zero = self.node(node.item, replace(inner, count=ZERO))
+        first = self.node(node.item, inner)
+        after = replace(inner, count=ZERO if ctx.count == ONE else ANY)
+        rest = self.node(node.item, after)
+        before: Expr = EMPTY
+        if zero is not None:
+            before = self.rounds(node, replace(inner, count=ZERO), 0) or Repeat(zero, 0)
+        again: Expr = EMPTY
+        if rest is not None:
+            again = self.rounds(node, after, 0) or Repeat(rest, 0)
+        if not ctx.end:
+            return _seq([before, first, again])
+        # the last time round may end the output: the first, or one after it
+        first_end = self.node(node.item, replace(ctx, end=True))
+        rest_end = self.node(node.item, replace(after, end=True))
+        if first_end == first and rest_end == rest:
+            return _seq([before, first, again])
+        return _alt(
             [
-                EMPTY if zero is None else Repeat(zero, 0),
-                one,
-                EMPTY if rest is None else Repeat(rest, 0),
+                _seq([before, first_end]),
+                _seq([before, first, again, rest_end]),
             ]
         )
+
+    def rounds(self, node: g.Many, ctx: _Ctx, least: int) -> Expr | None:
+        """A repetition whose rounds may be a text: no text right after a text, as the
+        parser's text takes all it can (two texts in a row would let the second begin
+        where the first refuses to, and make a union's parse ambiguous at every byte):
+        (others | text others)* text?.  None where no round is a text (one text, an
+        alternative of the repeated choice or of a choice among them) or at least one
+        round is required."""
+        split = _text_rounds(node.item, self.grammar.rules)
+        if split is None or least:
+            return None
+        text_node, other_nodes = split
+        text = self.node(text_node, ctx)
+        others = _alt([self.node(o, ctx) for o in other_nodes])
+        if text is None:
+            return None
+        if others is None:
+            return Optional_(text)
+        round_ = _alt([others, _seq([text, others])])
+        assert round_ is not None
+        return _seq([Repeat(round_, 0), Optional_(text)])
 
     # roles
 

@@ -22,6 +22,41 @@ def _members(node: g.Chars) -> frozenset[int]:
     return frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
 
 
+def _until_run(node: g.Until) -> g.Chars:
+    """Text up to a stop, as a run of the bytes that begin no stop: less than the text
+    may be (a stop's first byte not followed by the rest of the stop), so a prefix
+    holding it is refused only where the parser commits."""
+    firsts = {s.marker[0] for s in node.stops}
+    byteset = bytearray(g.CHARS_SET_BYTES)
+    for b in range(256):
+        if b not in firsts:
+            byteset[b >> 3] |= 1 << (b & 7)
+    return g.Chars(bytes(byteset), bool(node.flags & g.UNTIL_MIN1))
+
+
+def _head(items: Sequence[g.Node], rules: Mapping[str, g.Node]) -> g.Node | None:
+    """The items before a cut as a prefix pattern.  A text up to a stop counts where a
+    literal that begins with one of its stops comes right after it (the parser's text
+    ends there, and only there does the pattern's run end)."""
+    parts: list[g.Node] = []
+    for k, item in enumerate(items):
+        inner = item.item if isinstance(item, g.Tag) else item
+        if isinstance(inner, g.Until):
+            after = items[k + 1] if k + 1 < len(items) else None
+            if not (
+                isinstance(after, g.Lit)
+                and any(after.text.startswith(s.marker) for s in inner.stops)
+            ):
+                return None
+            parts.append(_until_run(inner))
+            continue
+        found = _simple(item, rules, frozenset())
+        if found is None:
+            return None
+        parts.append(found)
+    return g.Seq(tuple(parts))
+
+
 def _simple(node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str]) -> g.Node | None:
     """node as a prefix pattern (rules inlined, tags and cuts dropped), or None where it
     holds anything else."""
@@ -133,7 +168,7 @@ def commit_prefixes(
         head = list(node.items[:cut])
         if isinstance(head[-1], g.Ahead) and not head[-1].negate:
             head[-1] = head[-1].item
-        found = _simple(g.Seq(tuple(head)), rules, seen)
+        found = _head(head, rules)
         if found is not None and not nullable(found) and _regular(found, frozenset()):
             return [found]
     return commit_prefixes(node.items[0], rules, seen)
@@ -207,11 +242,14 @@ def exclusions(
     found: dict[Key, list[g.Node]] = {}
     after_ws = _after_ws(nodes, rules)
     for node in nodes:
-        # an option is a choice between it and what follows it: what follows may not
-        # begin with what the option commits to
+        # an option (or a choice with an empty alternative) is a choice between it and
+        # what follows it: what follows may not begin with what it commits to
         if isinstance(node, g.Seq):
             for item, after in zip(node.items, node.items[1:], strict=False):
-                if isinstance(item, g.Opt) and (taken := commit_prefixes(item.item, rules)):
+                taken = _skippable_prefixes(item, rules)
+                if taken and id(item) in after_ws:
+                    taken = [g.Seq((g.Ws(), p)) for p in taken]
+                if taken:
                     _push(after, taken, rules, frozenset(), found)
     for choice in nodes:
         if not isinstance(choice, g.Choice):
@@ -225,6 +263,22 @@ def exclusions(
                 # cannot begin with whitespace, which the exports' texts may
                 committed.append(g.Seq((g.Ws(), p)) if id(choice) in after_ws else p)
     return {k: tuple(v) for k, v in found.items()}
+
+
+def _skippable_prefixes(node: g.Node, rules: Mapping[str, g.Node]) -> list[g.Node]:
+    """What an option, or a choice before its first alternative that matches nothing
+    (an end of input or a lookahead), commits to: where it matched nothing, what follows
+    does not begin with that."""
+    if isinstance(node, g.Opt):
+        return commit_prefixes(node.item, rules)
+    if not isinstance(node, g.Choice):
+        return []
+    found: list[g.Node] = []
+    for alt in node.alts:
+        if isinstance(alt, (g.Eof, g.Ahead)):
+            return found
+        found += commit_prefixes(alt, rules)
+    return []
 
 
 def _push(
