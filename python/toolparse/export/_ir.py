@@ -249,6 +249,7 @@ def allowed_tools(
 _EOF = "<eof>"  # not a role: marks what holds an eof()
 _ARG_ROLES = frozenset({"tool_args", "param_name", "param_value"})
 _SCALAR_TYPES = ("integer", "number", "boolean", "null")
+_TEXT_ROLES = frozenset({"content", "reasoning"})
 
 
 @dataclass(frozen=True)
@@ -361,7 +362,8 @@ def _text_rounds(item: g.Node, rules: Mapping[str, g.Node]) -> tuple[g.Until, li
     one alternative of a choice among its alternatives) and the other alternatives."""
 
     def bare(n: g.Node) -> g.Node:
-        while isinstance(n, (g.Tag, g.Ref)):
+        # through rules and the tags of text (a call's tags specialise what they hold)
+        while isinstance(n, g.Ref) or (isinstance(n, g.Tag) and n.role in _TEXT_ROLES):
             n = n.item if isinstance(n, g.Tag) else rules[n.name]
         return n
 
