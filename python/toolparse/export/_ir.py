@@ -773,7 +773,7 @@ class Lowerer:
         """A repetition whose rounds may be a text: no text right after a text, as the
         parser's text takes all it can (two texts in a row would let the second begin
         where the first refuses to, and make a union's parse ambiguous at every byte):
-        (others | text others)* text?.  None where no round is a text (one text, an
+        text? (others text?)*.  None where no round is a text (one text, an
         alternative of the repeated choice or of a choice among them) or at least one
         round is required."""
         split = _text_rounds(node.item, self.grammar.rules)
@@ -786,9 +786,10 @@ class Lowerer:
             return None
         if others is None:
             return Optional_(text)
-        round_ = _alt([others, _seq([text, others])])
+        # text? (others text?)*: each text written twice, the others once
+        round_ = _seq([others, Optional_(text)])
         assert round_ is not None
-        return _seq([Repeat(round_, 0), Optional_(text)])
+        return _seq([Optional_(text), Repeat(round_, 0)])
 
     # roles
 

@@ -290,7 +290,15 @@ def text_not_beginning(
     for n, (at, _, initial) in enumerate(order):
         if at == 0 and not (initial and min1):
             edges[n, _FINAL] = _EMPTY
-    for n in reversed(range(1, len(order))):
+
+    # the states where a prefix may still begin first, deepest first, then the text's
+    # own states, its start last: the text's expression is then written once, not
+    # after every place where a prefix was left
+    def last(n: int) -> tuple[bool, bool, int]:
+        at, left, _ = order[n]
+        return (left is _DEAD, left is _DEAD and at == 0, -n)
+
+    for n in sorted(range(1, len(order)), key=last):
         loop = edges.pop((n, n), None)
         ins = [(p, r) for (p, q), r in edges.items() if q == n]
         outs = [(q, r) for (p, q), r in edges.items() if p == n]
@@ -691,16 +699,23 @@ def _not_beginning(members: frozenset[int], texts: Iterable[str], first_minus: s
             node = node.setdefault(ch, {})
         node[""] = {}  # a text ends here
 
-    def leave(node: dict[str, Any], minus: str) -> _R | None:
+    def leave(node: dict[str, Any], minus: str) -> tuple[_R | None, _R | None]:
+        """From a node of the trie: the ways to leave it (ending with the character that
+        leaves), and the non-empty ways to stop inside it."""
         other = _run_class(members, set(node) | set(minus))
-        parts = [] if other is None else [_cat(other, _star(_run_class(members) or _EMPTY))]
+        leaving: list[_R | None] = [other]
+        inside: list[_R | None] = []
         for ch, child in sorted(node.items()):
             if ch and "" not in child:
-                more = leave(child, "")
-                parts.append(_lit(ch) if more is None else _cat(_lit(ch), _opt(more)))
-        return _alt(parts)
+                left, stopped = leave(child, "")
+                leaving.append(None if left is None else _cat(_lit(ch), left))
+                inside.append(_lit(ch) if stopped is None else _cat(_lit(ch), _opt(stopped)))
+        return _alt(leaving), _alt(inside)
 
-    return leave(trie, first_minus)
+    # the run after leaving the trie is written once
+    left, stopped = leave(trie, first_minus)
+    rest = _star(_run_class(members) or _EMPTY)
+    return _alt([None if left is None else _cat(left, rest), stopped])
 
 
 def to_regex(
