@@ -207,6 +207,30 @@ def test_cancel_one_stream_leaves_the_others() -> None:
     assert call.arguments == {"city": "Oslo"}
 
 
+def test_a_parser_reset_in_a_batch_is_what_the_batch_feeds() -> None:
+    """reset() on a batch's parser starts its request over: the batch feeds the new
+    stream, and a parser of a removed request no longer reaches the slot's next owner."""
+    batch = hermes_batch("a", "b")
+    for token in b"Some text first. ":
+        batch.feed(["a", "b"], [token, token])
+    batch.parser("a").reset()
+    for token in tokenize(CALL, random.Random(3)):
+        batch.feed(["a"], [token])
+    message = batch.finish("a")[-1].message
+    assert message.content is None
+    (call,) = message.tool_calls
+    assert call.arguments == {"city": "Oslo"}
+    removed = batch.parser("b")
+    batch.remove("b")
+    batch.add("c")
+    assert batch.slot("c") in (0, 1)
+    removed.reset()  # its own new stream; c's slot stays c's
+    for token in b"hello":
+        batch.feed(["c"], [token])
+    assert batch.finish("c")[-1].message.content == "hello"
+    assert removed.finish()[-1].message.content is None
+
+
 def test_any_integer_buffer_is_a_step() -> None:
     numpy = pytest.importorskip("numpy")
     batch = hermes_batch("a", "b", "c")

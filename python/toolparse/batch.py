@@ -23,6 +23,7 @@ different BatchParsers, or StreamParsers, may run in other threads at once.
 from __future__ import annotations
 
 import array
+import functools
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -87,6 +88,8 @@ class BatchParser:
         stream = parser._stream
         assert isinstance(stream, NativeStream)  # the engine asked for above
         self._native.set(slot, stream)
+        # parser.reset() makes a new stream: the slot follows it
+        parser._on_new_stream = functools.partial(self._native.set, slot)
         self._parsers[slot] = parser
         self._request_ids[slot] = request_id
         self._slots[request_id] = slot
@@ -136,6 +139,9 @@ class BatchParser:
         """Drops a request's stream without finishing it."""
         slot = self._slots[request_id]
         self._native.set(slot, None)
+        parser = self._parsers[slot]
+        assert parser is not None
+        parser._on_new_stream = None  # the slot is another request's next
         del self._slots[request_id]
         self._parsers[slot] = self._request_ids[slot] = None
         self._free.append(slot)

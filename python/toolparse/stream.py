@@ -105,6 +105,9 @@ class StreamParser:
     # Where the native stream keeps its fixed state: the heap, or a batch's pool (set by
     # in_pool before __init__ builds the stream).
     _pool: NativePool | None = None
+    # Called with the new stream when reset() makes one: a batch holding this parser's
+    # stream in a slot points the slot at it (BatchParser.add; cleared when removed).
+    _on_new_stream: Callable[[NativeStream], None] | None = None
 
     @classmethod
     def in_pool(cls, pool: NativePool, format: str | Format, **options: Any) -> StreamParser:
@@ -179,6 +182,8 @@ class StreamParser:
         self._finish_reason: str | None = None
         # feed() is the per-token call: the stream's own method, without a Python frame.
         self.feed = self._stream.feed  # type: ignore[method-assign,assignment]
+        if self._on_new_stream is not None and isinstance(self._stream, NativeStream):
+            self._on_new_stream(self._stream)
 
     def feed(self, text: str | bytes) -> list[Event]:
         """Feeds the next piece of output; returns the events it made certain."""
