@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json as _json
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -133,6 +134,16 @@ class Until(Node):
 class Chars(Node):
     byteset: bytes  # CHARS_SET_BYTES bytes, bit b of byte b >> 3 set for each member
     min1: bool
+
+    @classmethod
+    def of(cls, members: Iterable[int], min1: bool) -> Chars:
+        byteset = bytearray(CHARS_SET_BYTES)
+        for b in members:
+            byteset[b >> 3] |= 1 << (b & 7)
+        return cls(bytes(byteset), min1)
+
+    def members(self) -> frozenset[int]:
+        return frozenset(b for b in range(256) if self.byteset[b >> 3] >> (b & 7) & 1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -268,10 +279,7 @@ def chars(spec: str, *, min1: bool = False) -> Node:
             k += 1
     if not members:
         raise GrammarError("chars() needs at least one member")
-    byteset = bytearray(CHARS_SET_BYTES)
-    for b in members:
-        byteset[b >> 3] |= 1 << (b & 7)
-    return Chars(bytes(byteset), min1)
+    return Chars.of(members, min1)
 
 
 def const(text: Pattern) -> Node:

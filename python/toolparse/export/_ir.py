@@ -543,7 +543,7 @@ class Lowerer:
         if isinstance(node, g.Until):
             return Text(node.stops, bool(node.flags & g.UNTIL_MIN1), self.refused_first(node))
         if isinstance(node, g.Chars):
-            members = frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
+            members = node.members()
             high = {b for b in members if b >= 0x80}
             if high and len(high) != 128:
                 raise self.unsupported("a character set holding some bytes >= 0x80")
@@ -582,8 +582,7 @@ class Lowerer:
         if isinstance(node, g.Ws):
             return Ws()
         if isinstance(node, g.Chars):
-            members = frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
-            return CharRun(members, node.min1)
+            return CharRun(node.members(), node.min1)
         if isinstance(node, g.Opt):
             return Optional_(self.pattern(node.item))
         if isinstance(node, g.Seq):

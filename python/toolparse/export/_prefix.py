@@ -18,20 +18,12 @@ from .. import grammar as g
 WS_BYTES = frozenset(b" \t\r\n")
 
 
-def _members(node: g.Chars) -> frozenset[int]:
-    return frozenset(b for b in range(256) if node.byteset[b >> 3] >> (b & 7) & 1)
-
-
 def _until_run(node: g.Until) -> g.Chars:
     """Text up to a stop, as a run of the bytes that begin no stop: less than the text
     may be (a stop's first byte not followed by the rest of the stop), so a prefix
     holding it is refused only where the parser commits."""
     firsts = {s.marker[0] for s in node.stops}
-    byteset = bytearray(g.CHARS_SET_BYTES)
-    for b in range(256):
-        if b not in firsts:
-            byteset[b >> 3] |= 1 << (b & 7)
-    return g.Chars(bytes(byteset), bool(node.flags & g.UNTIL_MIN1))
+    return g.Chars.of(set(range(256)) - firsts, bool(node.flags & g.UNTIL_MIN1))
 
 
 def _head(items: Sequence[g.Node], rules: Mapping[str, g.Node]) -> g.Node | None:
@@ -101,7 +93,7 @@ def first_bytes(node: g.Node) -> frozenset[int]:
     if isinstance(node, g.Ws):
         return WS_BYTES
     if isinstance(node, g.Chars):
-        return _members(node)
+        return node.members()
     if isinstance(node, g.Opt):
         return first_bytes(node.item)
     if isinstance(node, g.Choice):
@@ -126,7 +118,7 @@ def _regular(node: g.Node, follow: frozenset[int]) -> bool:
     if isinstance(node, g.Ws):
         return not WS_BYTES & follow
     if isinstance(node, g.Chars):
-        return not _members(node) & follow
+        return not node.members() & follow
     if isinstance(node, g.Opt):
         return not first_bytes(node.item) & follow and _regular(node.item, follow)
     if isinstance(node, g.Choice):
@@ -184,7 +176,7 @@ def derive(node: g.Node, byte: int) -> g.Node | None:
     if isinstance(node, g.Ws):
         return node if byte in WS_BYTES else None
     if isinstance(node, g.Chars):
-        return g.Chars(node.byteset, False) if byte in _members(node) else None
+        return g.Chars(node.byteset, False) if byte in node.members() else None
     if isinstance(node, g.Opt):
         return derive(node.item, byte)
     if isinstance(node, g.Choice):

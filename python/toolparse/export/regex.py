@@ -299,17 +299,7 @@ def text_not_beginning(
         return (left is _DEAD, left is _DEAD and at == 0, -n)
 
     for n in sorted(range(1, len(order)), key=last):
-        loop = edges.pop((n, n), None)
-        ins = [(p, r) for (p, q), r in edges.items() if q == n]
-        outs = [(q, r) for (p, q), r in edges.items() if p == n]
-        for key in [key for key in edges if n in key]:
-            del edges[key]
-        middle = _EMPTY if loop is None else _star(loop)
-        for p, r_in in ins:
-            for q, r_out in outs:
-                joined = _cat(r_in, middle, r_out)
-                assert joined is not None
-                _add_edge(edges, p, q, joined)
+        _eliminate(edges, n)
     return edges.get((0, _FINAL))
 
 
@@ -336,6 +326,22 @@ def _add_edge(edges: dict[tuple[Any, Any], _R], p: Any, q: Any, r: _R) -> None:
 _FINAL = "<final>"  # any state but the start: a run that stops short of a stop
 
 
+def _eliminate(edges: dict[tuple[Any, Any], _R], state: Any) -> None:
+    """Removes a state of an automaton whose edges are regexes: each way through it
+    (in, its loop any number of times, out) becomes an edge of its own."""
+    loop = edges.pop((state, state), None)
+    ins = [(p, r) for (p, q), r in edges.items() if q == state]
+    outs = [(q, r) for (p, q), r in edges.items() if p == state]
+    for key in [k for k in edges if state in k]:
+        del edges[key]
+    middle = _EMPTY if loop is None else _star(loop)
+    for p, r_in in ins:
+        for q, r_out in outs:
+            step = _cat(r_in, middle, r_out)
+            assert step is not None
+            _add_edge(edges, p, q, step)
+
+
 def _text_pieces(
     edges: dict[tuple[Any, Any], _R], states: Sequence[Any], alphabet: Sequence[str], min1: bool
 ) -> _R:
@@ -346,17 +352,7 @@ def _text_pieces(
     for p in states[1:]:
         edges[p, _FINAL] = _EMPTY
     for s in reversed(states[1:]):
-        loop = edges.pop((s, s), None)
-        ins = [(p, r) for (p, q), r in edges.items() if q == s]
-        outs = [(q, r) for (p, q), r in edges.items() if p == s]
-        for key in [k for k in edges if s in k]:
-            del edges[key]
-        middle = _EMPTY if loop is None else _star(loop)
-        for p, r_in in ins:
-            for q, r_out in outs:
-                step = _cat(r_in, middle, r_out)
-                assert step is not None
-                _add_edge(edges, p, q, step)
+        _eliminate(edges, s)
     other = _set(alphabet, negated=True)
     partial = edges.get((start, _FINAL))
     piece = _alt(
