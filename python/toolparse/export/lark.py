@@ -82,7 +82,7 @@ class _Writer:
         if isinstance(e, ir.CharRun):
             if e.not_first:
                 return self.run_excluding(e)
-            name = self.terminal(f"/{char_class(e.members)}+/", "CHARS")
+            name = self.run(e.members)
             return name if e.min1 else name + "?"
         if isinstance(e, ir.JsonValue):
             schema = {**ir.either_order(e.schema), "x-guidance": _JSON_OPTIONS}
@@ -149,6 +149,10 @@ class _Writer:
             return f"({plain} | {lead}{chunk}){'+' if e.min1 else '*'}"
         return self.follow_text(e, stops, lex["plain"], lead, chunk)
 
+    def run(self, members: frozenset[int]) -> str:
+        """A run of the characters, as a terminal."""
+        return self.terminal(f"/{char_class(members)}+/", "CHARS")
+
     def run_excluding(self, e: ir.CharRun) -> str:
         """A run that begins with none of e.not_first, written in the patterns' own
         lexemes: the run's characters, or one of the patterns' first literal or
@@ -157,7 +161,7 @@ class _Writer:
         lexer past the point where a call's literal lexeme ends, and die there."""
         alts = self._run_steps(e.members, e.not_first, nows=False)
         if alts is None:  # not in lexemes: the run as it is
-            name = self.terminal(f"/{char_class(e.members)}+/", "CHARS")
+            name = self.run(e.members)
             return name if e.min1 else name + "?"
         body = " | ".join(alts) if alts else '""'
         return f"({body})" if e.min1 else f"({body})?"
@@ -188,7 +192,7 @@ class _Writer:
                 self._runs[key] = name
                 more = self._run_steps(members, rests, after_ws)
                 if more is None:
-                    more = [self.terminal(f"/{char_class(members)}+/", "CHARS")]
+                    more = [self.run(members)]
                 self.rules[name] = " | ".join(more) + ' | ""' if more else '""'
             first = self.expr(lexeme).rstrip("?")
             alts.append(f"{first} {self._runs[key]}")
