@@ -880,7 +880,7 @@ def lower_format(
     return lowered
 
 
-def _children(e: Expr) -> tuple[Expr, ...]:
+def children(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, (Seq,)):
         return e.items
     if isinstance(e, Alt):
@@ -900,7 +900,7 @@ def share(lowered: Lowered) -> Lowered:
         counts[id(e)] = counts.get(id(e), 0) + 1
         keep[id(e)] = e
         if counts[id(e)] == 1:
-            for c in _children(e):
+            for c in children(e):
                 count(c)
 
     for body in lowered.rules.values():
@@ -910,7 +910,7 @@ def share(lowered: Lowered) -> Lowered:
     done: dict[int, Expr] = {}
 
     def rebuild(e: Expr, top: bool = False) -> Expr:
-        if not _children(e):
+        if not children(e):
             return e
         if not top and counts[id(e)] > 1:
             if id(e) not in names:

@@ -23,6 +23,12 @@ from ._regex import (
     text_chunks,
     text_stops,
 )
+from .regex import lexeme_writer as regex_writer
+
+# the largest lexeme tried_first writes (characters of regex): llguidance builds a lexer
+# configuration for the grammar's lexemes at the start, and a list of calls whose objects
+# take any other key (xlam's fenced list) runs to most of a megabyte
+_TRIED_SIZE = 100_000
 
 
 def _leading_literal(e: ir.Expr) -> bytes | None:
@@ -33,17 +39,48 @@ def _leading_literal(e: ir.Expr) -> bytes | None:
     return None
 
 
+def _may_begin(items: Sequence[ir.Expr], byte: int) -> bool:
+    """Whether a sequence's match may begin with the byte (True where not known: it
+    may be empty, so that what follows it decides)."""
+    for item in items:
+        if isinstance(item, ir.Lit):
+            if item.text:
+                return item.text[0] == byte
+        elif isinstance(item, ir.Ws):
+            if chr(byte) in WS_CHARS:
+                return True
+        elif isinstance(item, ir.JsonValue):
+            return byte in b'{["-0123456789tfn' or chr(byte) in WS_CHARS
+        else:
+            return True
+    return True
+
+
 def _split_prefixed(alts: Sequence[ir.Expr], special: Collection[bytes]) -> list[ir.Expr]:
     """The branches of a choice, a leading literal that another branch's leading literal
-    begins split after that one.  llguidance's lexer is greedy and does not back up: with
-    the branches ` to=` TEXT and ` to=self...`, the input ` to=search` dies at its `a`
-    inside the longer literal.  Written as ` to=` then `self...`, both readings go on past
-    the shorter literal."""
-    leads = {lead for a in alts if (lead := _leading_literal(a)) is not None}
+    begins split after that one where the shorter branch may go on with the longer one's
+    next byte.  llguidance's lexer is greedy and does not back up: with the branches
+    ` to=` TEXT and ` to=self...`, the input ` to=search` dies at its `a` inside the
+    longer literal.  Written as ` to=` then `self...`, both readings go on past the
+    shorter literal.  Where the shorter branch cannot go on so (`get_weather` then a
+    newline, `get_weather_forecast`), the longer literal stays whole: split, its first
+    part would end where a competing text lexeme goes on, and the greedy lexer would
+    drop it."""
+    branches: dict[bytes, list[Sequence[ir.Expr]]] = {}
+    for a in alts:
+        if (lead := _leading_literal(a)) is not None:
+            branches.setdefault(lead, []).append(a.items[1:] if isinstance(a, ir.Seq) else ())
     out: list[ir.Expr] = []
     for a in alts:
         lead = _leading_literal(a)
-        shorter = [p for p in leads if lead and p != lead and lead.startswith(p)]
+        shorter = [
+            p
+            for p, rests in branches.items()
+            if lead
+            and p != lead
+            and lead.startswith(p)
+            and any(_may_begin(rest, lead[len(p)]) for rest in rests)
+        ]
         if lead is None or not shorter or lead in special:
             out.append(a)
             continue
@@ -53,13 +90,93 @@ def _split_prefixed(alts: Sequence[ir.Expr], special: Collection[bytes]) -> list
     return out
 
 
+def _text_markers(lowered: ir.Lowered) -> set[bytes]:
+    """The markers a text stops at that the grammar also takes alone, as text (where what
+    would follow the marker does not)."""
+    stops: set[bytes] = set()
+    alone: set[bytes] = set()
+    pending: list[ir.Expr] = list(lowered.rules.values())
+    while pending:
+        e = pending.pop()
+        if isinstance(e, ir.Text):
+            stops.update(s.marker for s in e.stops)
+        elif isinstance(e, ir.Alt):
+            for a in e.alts:
+                if isinstance(a, ir.RuleRef):
+                    a = lowered.rules[a.name]
+                if isinstance(a, ir.Lit):
+                    alone.add(a.text)
+        pending.extend(ir.children(e))
+    return stops & alone
+
+
+Split = tuple[ir.Expr | None, ir.Expr | None]
+
+
+def _split_on_literal(
+    e: ir.Expr, lit: bytes, rules: Mapping[str, ir.Expr], seen: frozenset[str] = frozenset()
+) -> Split:
+    """e's branches that begin with the literal, as what follows it there, and the
+    others as they are (None for none)."""
+    if isinstance(e, ir.Lit):
+        return (ir.EMPTY, None) if e.text == lit else (None, e)
+    if isinstance(e, ir.RuleRef):
+        if e.name in seen:
+            return None, e
+        rest, _ = found = _split_on_literal(rules[e.name], lit, rules, seen | {e.name})
+        return found if rest is not None else (None, e)
+    if isinstance(e, ir.Seq) and e.items:
+        head, others = _split_on_literal(e.items[0], lit, rules, seen)
+        tail = e.items[1:]
+        return (
+            None if head is None else ir.Seq((head, *tail)),
+            None if others is None else ir.Seq((others, *tail)),
+        )
+    if isinstance(e, ir.Alt):
+        split = [_split_on_literal(a, lit, rules, seen) for a in e.alts]
+        return ir.union([r for r, _ in split]), ir.union([o for _, o in split])
+    return None, e
+
+
+def _slashes(regex: str) -> str:
+    """The regex with its unescaped slashes escaped, to stand between Lark's slashes."""
+    out: list[str] = []
+    escaped = False
+    for ch in regex:
+        out.append("\\/" if ch == "/" and not escaped else ch)
+        escaped = ch == "\\" and not escaped
+    return "".join(out)
+
+
+def _holds_json(e: ir.Expr, rules: Mapping[str, ir.Expr]) -> bool:
+    seen: set[str] = set()
+    pending = [e]
+    while pending:
+        e = pending.pop()
+        if isinstance(e, ir.JsonValue):
+            return True
+        if isinstance(e, ir.RuleRef):
+            if e.name not in seen:
+                seen.add(e.name)
+                pending.append(rules[e.name])
+        else:
+            pending.extend(ir.children(e))
+    return False
+
+
+def _begins_with_ws(pattern: ir.Expr) -> bool:
+    return isinstance(pattern, ir.Seq) and bool(pattern.items) and pattern.items[0] == ir.Ws()
+
+
 def _refused(patterns: Sequence[ir.Expr]) -> str:
     return "(?:" + "|".join(pattern_regex(p) for p in patterns) + ")"
 
 
 class _Writer:
-    def __init__(self, special_tokens: Collection[str]) -> None:
+    def __init__(self, lowered: ir.Lowered, special_tokens: Collection[str]) -> None:
+        self.lowered = lowered
         self.special = {t.encode() for t in special_tokens}
+        self.text_markers = _text_markers(lowered)
         self.terminals: dict[str, str] = {}  # definition -> name
         self.rules: dict[str, str] = {}  # name -> body, rules of the writer's own
         self._texts: dict[tuple[tuple[str, ...], bool], str] = {}
@@ -70,7 +187,8 @@ class _Writer:
             self.terminals[definition] = f"{stem}_{len(self.terminals)}"
         return self.terminals[definition]
 
-    def expr(self, e: ir.Expr, top: bool = False) -> str:
+    def expr(self, e: ir.Expr, top: bool = False, after_ws: bool = False) -> str:
+        """e in Lark; after_ws: it comes right after a whitespace lexeme."""
         if isinstance(e, ir.Lit):
             if e.text in self.special:
                 return "<" + e.text.decode()[1:-1] + ">" if _bracketed(e.text) else _string(e.text)
@@ -78,7 +196,7 @@ class _Writer:
         if isinstance(e, ir.Ws):
             return self.terminal(f"/{WS}+/", "WS") + "?"
         if isinstance(e, ir.Text):
-            return self.text(e)
+            return self.text(e, after_ws)
         if isinstance(e, ir.CharRun):
             if e.not_first:
                 return self.run_excluding(e)
@@ -98,21 +216,51 @@ class _Writer:
             if not e.items:
                 return '""'
             items = _after_text(e.items)
-            text = " ".join(self.expr(i) for i in items)
+            text = " ".join(
+                self.expr(item, after_ws=isinstance(before, ir.Ws) or (k == 0 and after_ws))
+                for k, (before, item) in enumerate(zip((None, *items), items, strict=False))
+            )
             return text if top or len(items) == 1 else f"({text})"
         if isinstance(e, ir.Alt):
             alts = _split_prefixed(e.alts, self.special)
-            text = " | ".join(self.expr(a, top=True) for a in alts)
+            text = " | ".join(
+                self.tried_first(a) or self.expr(a, top=True, after_ws=after_ws) for a in alts
+            )
             return text if top else f"({text})"
         if isinstance(e, ir.Repeat):
             return f"({self.expr(e.item, top=True)}){'+' if e.min else '*'}"
         if isinstance(e, ir.Optional_):
-            return f"({self.expr(e.item, top=True)})?"
+            return f"({self.expr(e.item, top=True, after_ws=after_ws)})?"
         if isinstance(e, ir.RuleRef):
             return e.name
         raise TypeError(f"not an expression: {e!r}")
 
-    def text(self, e: ir.Text) -> str:
+    def tried_first(self, e: ir.Expr) -> str | None:
+        """What begins with a marker that is also text where what follows it is not this
+        (as ```json is where no call object follows) and goes on with JSON (a call's
+        arguments), as that marker and then one lexeme (and e's other branches as they
+        are); None where e is not such, or its rest is not regular.  The parser tries it
+        before the text; llguidance's lexer keeps the longest lexeme, so the rest must
+        be one: written in its own lexemes, the text's longer plain lexeme after the
+        marker would be kept instead, and a whole call read as text."""
+        if isinstance(e, ir.Lit) or not self.text_markers:
+            return None
+        for lit in sorted(self.text_markers):
+            rest, others = _split_on_literal(e, lit, self.lowered.rules)
+            if rest is not None and _holds_json(rest, self.lowered.rules):
+                break
+        else:
+            return None
+        try:
+            found = regex_writer(self.lowered).expr(rest)
+        except NotImplementedError:
+            return None
+        if found is None or len(found.text) > _TRIED_SIZE:
+            return None
+        tried = f"{_string(lit)} {self.terminal(f'/{_slashes(found.text)}/', 'TRIED')}"
+        return tried if others is None else f"{tried} | {self.expr(others, top=True)}"
+
+    def text(self, e: ir.Text, after_ws: bool = False) -> str:
         stops = text_stops(e.stops)
         if stops.follow and any(a[0] in WS_CHARS for a in (*stops.markers, *stops.atoms)):
             # a marker that begins with whitespace would split the whitespace before a
@@ -129,7 +277,15 @@ class _Writer:
         first_plain = None
         if not_first and not stops.follow:
             refused = _refused(not_first)
-            first_plain = self.terminal(f"/{lex['plain']}/ & ~/{refused}(?s:.*)/", "PLAIN")
+            first = f"/{lex['plain']}/ & ~/{refused}(?s:.*)/"
+            if after_ws and all(_begins_with_ws(n) for n in not_first):
+                # the text comes right after a whitespace lexeme and refuses only what
+                # whitespace and then a prefix begin: it need not begin with whitespace,
+                # which the lexeme before it takes (a text lexeme that did would go on
+                # past that one, and past a literal that begins there, and the greedy
+                # lexer would keep only the text)
+                first += f" & ~/{WS}(?s:.*)/"
+            first_plain = self.terminal(first, "PLAIN")
         if "chunk" not in lex:
             plain = first_plain or self.terminal("/" + lex["plain"] + "/", "PLAIN")
             return f"{plain}{'' if e.min1 else '?'}"
@@ -144,8 +300,13 @@ class _Writer:
         if not stops.follow:
             plain = self.terminal("/" + lex["plain"] + "/", "PLAIN")
             if first_plain:
-                run = f"({first_plain} | {lead}{chunk}) ({plain} | {lead}{chunk})*"
-                return run if e.min1 else f"({run})?"
+                # a plain lexeme never follows the first one: the text as a language
+                # would otherwise begin with what the first refuses, split in two
+                # (`get_weather` then `\n{...}`), and the greedy lexer splits it so
+                # where a call's literal ends
+                rest = f"{lead}{chunk} ({plain} | {lead}{chunk})*"
+                run = f"{first_plain} ({rest})? | {rest}"
+                return f"({run})" if e.min1 else f"({run})?"
             return f"({plain} | {lead}{chunk}){'+' if e.min1 else '*'}"
         return self.follow_text(e, stops, lex["plain"], lead, chunk)
 
@@ -279,8 +440,11 @@ def _string(text: bytes) -> str:
 
 
 def render(lowered: ir.Lowered, special_tokens: Collection[str] = ()) -> str:
-    writer = _Writer(special_tokens)
-    lines = [f"{name}: {writer.expr(body, top=True)}" for name, body in lowered.rules.items()]
+    writer = _Writer(lowered, special_tokens)
+    lines = [
+        f"{name}: {writer.tried_first(body) or writer.expr(body, top=True)}"
+        for name, body in lowered.rules.items()
+    ]
     lines += [f"{name}: {body}" for name, body in writer.rules.items()]
     lines += [f"{name}: {definition}" for definition, name in writer.terminals.items()]
     return "\n".join(lines) + "\n"

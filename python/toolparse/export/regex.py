@@ -714,6 +714,18 @@ def _not_beginning(members: frozenset[int], texts: Iterable[str], first_minus: s
     return _alt([None if left is None else _cat(left, rest), stopped])
 
 
+# JSON whitespace inside a grammar's lexeme: what llguidance's %json takes
+LEXEME_WHITESPACE = r"[ \t\r\n]*"
+# free-form JSON inside a grammar's lexeme: the lexer builds only the states it meets
+LEXEME_DEPTH = 2
+
+
+def lexeme_writer(lowered: ir.Lowered) -> _Writer:
+    """A writer of the lowered grammar's expressions as regexes, for one lexeme of a
+    grammar export (llguidance's derivre reads the same syntax)."""
+    return _Writer(lowered, "a lexeme", LEXEME_WHITESPACE, LEXEME_DEPTH)
+
+
 def to_regex(
     fmt: Any,
     tools: Sequence[Mapping[str, Any]],

@@ -322,7 +322,7 @@ def _body_grammar(lowered: ir.Lowered, body: ir.Expr) -> str:
                 reach[e.name] = lowered.rules[e.name]
                 stack.append(reach[e.name])
         else:
-            stack.extend(ir._children(e))
+            stack.extend(ir.children(e))
     return gbnf.render(ir.Lowered("call-body", {"call-body": body, **reach}))
 
 
