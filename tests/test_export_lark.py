@@ -457,7 +457,7 @@ FENCED_CALL = '```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n
 FENCES = {
     FENCED_CALL: "call",
     "Here:\n" + FENCED_CALL + "\nDone.": "call",
-    "Config:\n```json\n{\"name\": \"app\", \"version\": 2}\n```\nok": "text",
+    'Config:\n```json\n{"name": "app", "version": 2}\n```\nok': "text",
     "```json\n[1, 2]\n``` and more": "text",
 }
 
@@ -479,7 +479,7 @@ def test_a_marker_that_is_also_text_is_a_call_where_one_follows(output: str, rea
 
 
 def test_lexeme_slashes_are_escaped() -> None:
-    assert _slashes(r'a/b\/c[/]\\/') == r'a\/b\/c[\/]\\\/'
+    assert _slashes(r"a/b\/c[/]\\/") == r"a\/b\/c[\/]\\\/"
 
 
 def test_special_tokens() -> None:
