@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 from engines import FIXTURES_DIR
 from helpers import WEATHER_TOOL
 from toolparse.export import _ir as toolparse_export
+from toolparse.export._ir import Lowered, Text
 from toolparse.export._regex import text_automaton
+from toolparse.export.gbnf import render
 from toolparse.formats import get_format
+from toolparse.grammar import stop
 
 llguidance = pytest.importorskip("llguidance")
 from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
@@ -143,6 +146,26 @@ def test_text_automaton_against_the_parser(case: str, data: Any) -> None:
         assert _reads_all(stops, text), "a text holding a stop was taken"
     elif _reads_all(stops, text):
         assert _open_end(stops, text), "a text without a stop was refused"
+
+
+@pytest.mark.parametrize(
+    ("data", "inside", "at_end"),
+    [
+        ("ab", True, True),
+        ("ab<tool_c", False, True),
+        ("<<t", False, True),
+        ("a<tool_call>", False, False),
+    ],
+)
+def test_text_may_end_with_a_marker_cut_short_at_the_end(
+    data: str, inside: bool, at_end: bool
+) -> None:
+    """Text before more output may not end with the beginning of a stop; at the end of
+    the output it may, as the parser takes it."""
+    for end, taken in ((False, inside), (True, at_end)):
+        text = Text((stop("<tool_call>"),), False, at_end=end)
+        grammar = gbnf_to_lark(render(Lowered("start", {"start": text})))
+        assert (run(grammar, data.encode()) is None) == taken
 
 
 def test_properties_in_declared_or_sorted_order() -> None:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import toolparse
 from engines import FIXTURES_DIR, Fixture, load_fixtures
+from helpers import WEATHER_TOOL
 from toolparse.export._ir import Lowered, Text, has_calls
 from toolparse.export.lark import _JSON_OPTIONS, _slashes, render
 from toolparse.formats import get_format
@@ -66,7 +67,6 @@ _ORDER = (
     "and llguidance takes an object's properties only in the orders the schema gives "
     "(docs/json_schema.md, Property order; no option)"
 )
-_OPEN_END = "content cannot end with the beginning of a marker"
 _M3_UNTYPED = (
     "MiniMax-M3 values are exported as the format's own nesting (any text and elements, a "
     "closing tag of any name), not typed by the schema: "
@@ -77,15 +77,6 @@ KNOWN: dict[str, str] = {
     "choice is a union): llguidance's greedy lexer reads the list's `[` and the next "
     "character as one text lexeme, longer than the literal `[`, so only the content reading "
     "is left, and content cannot hold `[TOOL_CALLS]`",
-    **{
-        f"markdown_json/{case}": _OPEN_END
-        for case in (
-            "json_blocks_that_are_not_calls",
-            "object_without_arguments_is_content",
-            "plain_fence_is_content",
-            "arguments_as_a_string_stay_content",
-        )
-    },
     "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": "parameter names are "
     "limited to the schema's properties",
     "mistral/reasoning_content_and_call": "llguidance checks the date-time format, which the "
@@ -125,13 +116,11 @@ KNOWN: dict[str, str] = {
     + "a mismatched closing tag, text beside child tags and a schema mismatch are taken",
     "minimax_m3/json_text_array_and_object": "text cannot end with the beginning of its stop "
     "right before it: JSON text ending in `]` before the namespace token `]<]minimax[>[`",
-    "kimi/partial_marker_at_end_is_content": _OPEN_END,
     **{
         fid: _CONTENT
         for fid in (
             "dots/garbage_block_and_stray_closer",
             "markdown_json/two_objects_in_one_fence_are_invalid",
-            "markdown_json/unknown_tool",
             "xlam/broken_fence_then_text",
             "xlam/stringified_arguments_are_invalid",
             "xlam/unknown_tool_and_known_tool",
@@ -243,7 +232,9 @@ def check_fixture(fx: Fixture, method: str, walk: Callable[[str, bytes, bool], s
     """The fixture's output is taken (refused where broken) by its `method` export, as
     `walk` (None: taken, else where it stopped) reads it."""
     what = kind(fx)
-    complete = what == "clean" and fx.finish != "length"
+    # a broken output the model finished is refused where it may not end there either
+    # (no decoder lets the model stop in it)
+    complete = what in ("clean", "broken") and fx.finish != "length"
     result = walk(fixture_export(method, fx), fx.raw, complete)
     if what == "broken":
         assert result is not None, "a broken output was accepted"
@@ -451,7 +442,6 @@ def test_a_call_object_has_one_name_and_one_set_of_arguments(obj: str, taken: bo
     assert (run(toolparse.get_format("hermes").lark([tool]), output.encode()) is None) == taken
 
 
-WEATHER_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}
 FENCED_CALL = '```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```'
 # markdown_json: ```json opens a call where a call object follows, else it is text
 FENCES = {
@@ -465,7 +455,8 @@ FENCES = {
 @pytest.mark.parametrize(("output", "reading"), FENCES.items())
 def test_a_marker_that_is_also_text_is_a_call_where_one_follows(output: str, reading: str) -> None:
     """The parser tries the call first; the export must not let the text after the
-    marker win by being the longer lexeme (the call after the marker is one lexeme)."""
+    marker win by being the longer lexeme (the call after the marker is one lexeme),
+    nor take a call the tool choice refuses as text."""
     message = toolparse.parse(output, "markdown_json", tools=[WEATHER_TOOL])
     assert bool(message.tool_calls) == (reading == "call") and not message.errors
     fmt = toolparse.get_format("markdown_json")
@@ -474,8 +465,15 @@ def test_a_marker_that_is_also_text_is_a_call_where_one_follows(output: str, rea
     assert (run(fmt.lark([WEATHER_TOOL], tool_choice="required"), data) is None) == (
         reading == "call"
     )
-    if reading == "text":
-        assert run(fmt.lark([WEATHER_TOOL], tool_choice="none"), data) is None
+    assert (run(fmt.lark([WEATHER_TOOL], tool_choice="none"), data) is None) == (reading == "text")
+    if reading == "call":
+        # a call of a tool the choice leaves out is not text either: before the named
+        # tool's call, this one is refused
+        other = {"type": "function", "function": {"name": "get_time", "parameters": WEATHER}}
+        named = {"type": "function", "function": {"name": "get_time"}}
+        then = data + b'\n```json\n{"name": "get_time", "arguments": {}}\n```'
+        assert run(fmt.lark([WEATHER_TOOL, other], tool_choice=named), then) is not None
+        assert run(fmt.lark([WEATHER_TOOL, other]), then) is None
 
 
 def test_lexeme_slashes_are_escaped() -> None:
@@ -555,6 +553,24 @@ def test_text_against_the_parser(case: str, data: Any) -> None:
         assert _reads_all(stops, text), "a text holding a stop was taken"
     elif _reads_all(stops, text):
         assert _open_end(stops, text), "a text without a stop was refused"
+
+
+# texts whose stops count wherever they stand (a followed_by stop's text is left open)
+PLAIN_TEXT_CASES = sorted(
+    k for k, (stops, _) in TEXT_CASES.items() if not any(s.follow for s in stops)
+)
+
+
+@pytest.mark.parametrize("case", PLAIN_TEXT_CASES)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_text_at_the_end_against_the_parser(case: str, data: Any) -> None:
+    """Where the output ends after it, a text is what the parser reads whole: a marker
+    cut short by the end is text as well."""
+    stops, pieces = TEXT_CASES[case]
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=8)))
+    lark = render(Lowered("start", {"start": Text(stops, False, at_end=True)}))
+    assert (run(lark, text.encode()) is None) == _reads_all(stops, text)
 
 
 def test_properties_in_declared_or_sorted_order() -> None:

@@ -19,11 +19,13 @@ from engines import Fixture, load_fixtures
 from helpers import WEATHER_TOOL
 from test_export_lark import (
     _CONTENT,
-    _OPEN_END,
     CALL_OBJECTS,
     EOS,
+    PLAIN_TEXT_CASES,
+    TEXT_CASES,
     TOKENIZER,
     WEATHER,
+    _reads_all,
     check_fixture,
     check_reading,
     check_tool_choice,
@@ -34,7 +36,8 @@ from test_export_lark import (
     reading_params,
 )
 from toolparse.export import _ranges
-from toolparse.export.regex import to_regex
+from toolparse.export._ir import Lowered, Text
+from toolparse.export.regex import lexeme_writer, to_regex
 from toolparse.formats import get_format
 
 oc = pytest.importorskip("outlines_core")
@@ -114,7 +117,6 @@ _SPLIT_TEXT = (
 )
 _UNDECLARED = "properties the schema does not declare are refused"
 _ORDER = "an object's properties are taken only in the schema's declared order"
-_OPEN_END_FENCE = "content cannot end with ```, the beginning of the ```json marker"
 _DEPTH = "a free-form value nests a container: free-form JSON is one container deep (MAX_DEPTH)"
 _SCHEMA_TYPED = "a value typed by the output is typed by the schema instead"
 _NAMES = "parameter names are limited to the schema's properties"
@@ -131,12 +133,7 @@ KNOWN: dict[str, str] = {
     "inkling/typed_values": _DEPTH,
     "internlm/malformed_json_then_valid_block": _STRAY_OPENER,
     "internlm/unknown_tool_then_known_tool": _STRAY_OPENER,
-    "kimi/partial_marker_at_end_is_content": _OPEN_END,
     "ling3/typed_values_every_schema_type": _DEPTH,
-    "markdown_json/arguments_as_a_string_stay_content": _OPEN_END_FENCE,
-    "markdown_json/json_blocks_that_are_not_calls": _OPEN_END_FENCE,
-    "markdown_json/object_without_arguments_is_content": _OPEN_END_FENCE,
-    "markdown_json/plain_fence_is_content": _OPEN_END_FENCE,
     "markdown_json/two_objects_in_one_fence_are_invalid": _CONTENT,
     "markdown_json/unknown_tool": _CONTENT,
     "minicpm5/typed_values_every_schema_type": "a typed value spelled TRUE is refused",
@@ -185,7 +182,7 @@ NAMES = sorted({fx.format for fx in FIXTURES})
 # Formats whose first example the tool-choice test cannot hold to, and why.
 _NONE = 'with tool_choice "none" the call is taken, as content (any text is)'
 TOOL_CHOICE_KNOWN: dict[str, str] = {
-    **{name: _NONE for name in ("functionary_v3_2", "gpt_oss", "internlm")},
+    **{name: _NONE for name in ("functionary_v3_2", "gpt_oss", "internlm", "markdown_json")},
 }
 
 
@@ -391,3 +388,20 @@ def test_an_open_block_of_calls_ends_the_output() -> None:
     assert walk(regex, (opener + invoke("get_weather") + "Done.").encode()) is not None
     assert walk(regex, (opener + invoke("get_weather") + invoke("not_a_tool")).encode()) is not None
     assert walk(regex, (opener + invoke("not_a_tool") + closer).encode()) is not None
+
+
+@pytest.mark.parametrize("case", PLAIN_TEXT_CASES)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_text_at_the_end_against_the_parser(case: str, data: Any) -> None:
+    """Where the output ends after it, a text is what the parser reads whole: a marker
+    cut short by the end is text as well (and without that, it is refused)."""
+    stops, pieces = TEXT_CASES[case]
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=8)))
+    writer = lexeme_writer(Lowered("start"))
+    at_end = writer.expr(Text(stops, False, at_end=True))
+    inside = writer.expr(Text(stops, False))
+    assert at_end is not None and inside is not None
+    assert (re.fullmatch(at_end.text, text, re.S) is not None) == _reads_all(stops, text)
+    if re.fullmatch(inside.text, text, re.S):
+        assert _reads_all(stops, text)

@@ -55,6 +55,9 @@ class Text(Expr):
     # commits to it (a cut follows), so where this text stands it begins that one.  Each
     # is literals, whitespace, character runs, sequences, alternatives and options.
     not_first: tuple[Expr, ...] = ()
+    # The output may end right after it: there it may also end with the beginning of a
+    # stop (the parser takes a marker cut short at the end as text).
+    at_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,12 @@ SOME: Count = "some"
 class Tool:
     name: str
     schema: Mapping[str, Any]
+    # stands for every tool the list leaves out: the name is what the format's name
+    # pattern reads, the arguments any object (what the parser reads as a call's)
+    any_name: bool = False
+
+
+ANY_TOOL = Tool("", {"type": "object"}, any_name=True)
 
 
 def _function(tool: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -258,6 +267,9 @@ class _Ctx:
     tool: int | None = None  # index into the allowed tools
     param: str | None = None  # the property a parameter name/value pair is specialised to
     end: bool = False  # the end of the output follows: an eof() here matches
+    # ... and nothing that may match more than the empty string comes before it: a
+    # text here may end with a marker cut short
+    last: bool = False
 
 
 def _roles(
@@ -269,6 +281,8 @@ def _roles(
         n = stack.pop()
         if isinstance(n, g.Tag):
             found.add(n.role)
+            if n.role in _TEXT_ROLES:
+                found.add(_EOF)  # its text may end the output with a marker cut short
         elif (isinstance(n, g.Eof) and not n.stopped) or id(n) in closers:
             found.add(_EOF)
         elif isinstance(n, g.Ref):
@@ -384,6 +398,17 @@ def _text_rounds(item: g.Node, rules: Mapping[str, g.Node]) -> tuple[g.Until, li
     return (texts[0], others) if len(texts) == 1 else None
 
 
+def _empty_only(node: g.Node) -> bool:
+    """Whether the node can match nothing but the empty string."""
+    if isinstance(node, (g.Eof, g.Ahead, g.Cut, g.Const)):
+        return True
+    if isinstance(node, g.Seq):
+        return all(_empty_only(i) for i in node.items)
+    if isinstance(node, g.Tag):
+        return _empty_only(node.item)
+    return False
+
+
 def _prop_type(schema: Any) -> str | None:
     if not isinstance(schema, Mapping):
         return None
@@ -451,7 +476,7 @@ class Lowerer:
         return _roles(node, self.rule_roles, self.closers)
 
     def lower(self, entry_rule: str, counts: Sequence[Count]) -> Lowered:
-        start = _alt([self.ref(entry_rule, _Ctx(count=c, end=True)) for c in counts])
+        start = _alt([self.ref(entry_rule, _Ctx(count=c, end=True, last=True)) for c in counts])
         if start is None:
             raise ValueError(f"{self.what}: no output satisfies the tool choice")
         self.rules = {"start": start, **self.rules}
@@ -470,7 +495,7 @@ class Lowerer:
         if ctx.param is not None and not roles & {"param_name", "param_value"}:
             ctx = replace(ctx, param=None)
         if _EOF not in roles:
-            ctx = replace(ctx, end=False)
+            ctx = replace(ctx, end=False, last=False)
         key = (name, ctx)
         if key in self._names:
             found = self._names[key]
@@ -483,7 +508,7 @@ class Lowerer:
             if ctx.param is not None:
                 label += f"-p{len(self._names)}"
             if ctx.end:
-                label += "-end"
+                label += "-last" if ctx.last else "-end"
         self._names[key] = label  # provisionally: a recursive reference holds
         body = self.node(self.grammar.rules[name], ctx)
         if body is None:
@@ -506,8 +531,8 @@ class Lowerer:
             if ctx.count in (ONE, SOME):
                 return None
             ctx = replace(ctx, count=ANY)
-        if _EOF not in roles:
-            ctx = replace(ctx, end=False)
+        if _EOF not in roles and not isinstance(node, g.Until):
+            ctx = replace(ctx, end=False, last=False)
         if isinstance(node, g.Ref):
             return self.ref(node.name, ctx)
         if isinstance(node, g.Tag):
@@ -541,7 +566,8 @@ class Lowerer:
         if isinstance(node, g.Ws):
             return Ws()
         if isinstance(node, g.Until):
-            return Text(node.stops, bool(node.flags & g.UNTIL_MIN1), self.refused_first(node))
+            min1 = bool(node.flags & g.UNTIL_MIN1)
+            return Text(node.stops, min1, self.refused_first(node), at_end=ctx.last)
         if isinstance(node, g.Chars):
             members = node.members()
             high = {b for b in members if b >= 0x80}
@@ -610,14 +636,18 @@ class Lowerer:
             values = any("param_value" in h for h in has)
             if names and values and not any(len(h) == 2 for h in has):
                 return self.per_param(node, ctx)
-        inner = replace(ctx, end=False)
-        # the end of the output may follow an item where all after it may match nothing
+        inner = replace(ctx, end=False, last=False)
+        # the end of the output may follow an item where all after it may match nothing,
+        # and it is last where all after it can match nothing else
         last = len(items) - 1
         while last > 0 and g._nullable(items[last], self.nullable):
             last -= 1
+        tail = len(items) - 1
+        while tail > 0 and _empty_only(items[tail]):
+            tail -= 1
 
         def at(k: int, c: _Ctx) -> _Ctx:
-            return replace(c, end=ctx.end and k >= last)
+            return replace(c, end=ctx.end and k >= last, last=ctx.last and k >= tail)
 
         if ctx.count in (ANY, ZERO):
             return _seq([self.item(items, k, at(k, ctx)) for k in range(len(items))])
@@ -733,17 +763,21 @@ class Lowerer:
     def many(self, node: g.Many, ctx: _Ctx) -> Expr | None:
         least = 1 if node.at_least_one else 0
         if ctx.count in (ANY, ZERO):
-            item = self.node(node.item, replace(ctx, end=False))
+            item = self.node(node.item, replace(ctx, end=False, last=False))
             last = self.node(node.item, ctx) if ctx.end else item
             if last is not None and last != item:
                 # the last time round may end the output
+                ended = self.rounds(node, replace(ctx, end=False, last=False), least, ctx)
+                if ended is not None:
+                    return ended
                 return _seq([EMPTY if item is None else Repeat(item, 0), Optional_(last)])
             if item is None:
                 return EMPTY if least == 0 else None
-            return self.rounds(node, replace(ctx, end=False), least) or Repeat(item, least)
+            inner = replace(ctx, end=False, last=False)
+            return self.rounds(node, inner, least) or Repeat(item, least)
         # ONE / SOME: no calls, then the first time round that holds any (one call, or
         # at least one: a block may hold several), then none (ONE) or any (SOME)
-        inner = replace(ctx, end=False)
+        inner = replace(ctx, end=False, last=False)
         zero = self.node(node.item, replace(inner, count=ZERO))
         first = self.node(node.item, inner)
         after = replace(inner, count=ZERO if ctx.count == ONE else ANY)
@@ -758,7 +792,7 @@ class Lowerer:
             return _seq([before, first, again])
         # the last time round may end the output: the first, or one after it
         first_end = self.node(node.item, replace(ctx, end=True))
-        rest_end = self.node(node.item, replace(after, end=True))
+        rest_end = self.node(node.item, replace(after, end=True, last=ctx.last))
         if first_end == first and rest_end == rest:
             return _seq([before, first, again])
         return _alt(
@@ -768,13 +802,14 @@ class Lowerer:
             ]
         )
 
-    def rounds(self, node: g.Many, ctx: _Ctx, least: int) -> Expr | None:
+    def rounds(self, node: g.Many, ctx: _Ctx, least: int, end: _Ctx | None = None) -> Expr | None:
         """A repetition whose rounds may be a text: no text right after a text, as the
         parser's text takes all it can (two texts in a row would let the second begin
         where the first refuses to, and make a union's parse ambiguous at every byte):
         text? (others text?)*.  None where no round is a text (one text, an
         alternative of the repeated choice or of a choice among them) or at least one
-        round is required."""
+        round is required.  end: the context of the last time round, where the output
+        may end after it."""
         split = _text_rounds(node.item, self.grammar.rules)
         if split is None or least:
             return None
@@ -783,12 +818,21 @@ class Lowerer:
         others = _alt([self.node(o, ctx) for o in other_nodes])
         if text is None:
             return None
+        text_end = text if end is None else self.node(text_node, end)
+        alone = EMPTY if text_end is None else Optional_(text_end)
         if others is None:
-            return Optional_(text)
+            return alone
         # text? (others text?)*: each text written twice, the others once
         round_ = _seq([others, Optional_(text)])
         assert round_ is not None
-        return _seq([Optional_(text), Repeat(round_, 0)])
+        rounds = _seq([Optional_(text), Repeat(round_, 0)])
+        if end is None:
+            return rounds
+        # the last time round in the end's context: the text alone, or after the rounds
+        # the others, or the others then the text
+        others_end = _alt([self.node(o, end) for o in other_nodes])
+        last = _alt([others_end, None if text_end is None else _seq([others, text_end])])
+        return _alt([alone, _seq([rounds, last])])
 
     # roles
 
@@ -804,7 +848,12 @@ class Lowerer:
             return self.node(node.item, inner)
         if role == "tool_name" and ctx.count in (ANY, ZERO):
             names = [self.tools[ctx.tool]] if ctx.tool is not None else self.tools
-            return _alt([self.name(node, t.name.encode()) for t in names])
+            return _alt(
+                [
+                    self.node(node.item, ctx) if t.any_name else self.name(node, t.name.encode())
+                    for t in names
+                ]
+            )
         if role == "tool_args" and ctx.count in (ANY, ZERO):
             item = node.item
             if isinstance(item, g.Json) and item.kind in (g.JSON_OBJECT, g.JSON_ANY):
@@ -871,9 +920,13 @@ def lower_format(
     tool_choice: ToolChoice = "auto",
     parallel_tool_calls: bool = True,
     reasoning_in_prompt: bool | None = None,
+    any_tool: bool = False,
 ) -> Lowered:
-    """Lower a Format's grammar (the entry the stream would start from) for these tools."""
+    """Lower a Format's grammar (the entry the stream would start from) for these tools;
+    any_tool: and a call of any other tool (ANY_TOOL)."""
     allowed, counts = allowed_tools(tools, tool_choice, parallel_tool_calls)
+    if any_tool:
+        allowed = [*allowed, ANY_TOOL]
     lowerer = Lowerer(fmt.grammar, allowed, f"format {fmt.name!r}")
     lowered = lowerer.lower(fmt.grammar.entries[fmt.entry(reasoning_in_prompt)], counts)
     lowered.markers = tuple(fmt.markers)

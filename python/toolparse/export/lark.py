@@ -117,7 +117,8 @@ def _split_on_literal(
     e: ir.Expr, lit: bytes, rules: Mapping[str, ir.Expr], seen: frozenset[str] = frozenset()
 ) -> Split:
     """e's branches that begin with the literal, as what follows it there, and the
-    others as they are (None for none)."""
+    others as they are (None for none); a sequence that begins with a choice or a
+    rule is not split."""
     if isinstance(e, ir.Lit):
         return (ir.EMPTY, None) if e.text == lit else (None, e)
     if isinstance(e, ir.RuleRef):
@@ -125,15 +126,16 @@ def _split_on_literal(
             return None, e
         rest, _ = found = _split_on_literal(rules[e.name], lit, rules, seen | {e.name})
         return found if rest is not None else (None, e)
-    if isinstance(e, ir.Seq) and e.items:
-        head, others = _split_on_literal(e.items[0], lit, rules, seen)
-        tail = e.items[1:]
-        return (
-            None if head is None else ir.Seq((head, *tail)),
-            None if others is None else ir.Seq((others, *tail)),
-        )
+    if isinstance(e, ir.Seq) and e.items and isinstance(e.items[0], ir.Lit):
+        # only a sequence that begins with the literal itself: what follows a choice
+        # that begins with it is no part of the lexeme
+        return (ir.Seq(e.items[1:]), None) if e.items[0].text == lit else (None, e)
     if isinstance(e, ir.Alt):
-        split = [_split_on_literal(a, lit, rules, seen) for a in e.alts]
+        # the literal alone stays a branch of its own (the marker as text)
+        split = [
+            (None, a) if a == ir.Lit(lit) else _split_on_literal(a, lit, rules, seen)
+            for a in e.alts
+        ]
         return ir.union([r for r, _ in split]), ir.union([o for _, o in split])
     return None, e
 
@@ -164,6 +166,14 @@ def _holds_json(e: ir.Expr, rules: Mapping[str, ir.Expr]) -> bool:
     return False
 
 
+def _cut_short(markers: Sequence[str]) -> str:
+    """A lexeme of text that ends a text where the output ends with the beginning of a
+    marker: a beginning of a marker that holds no marker whole."""
+    begins = sorted({m[:k] for m in markers for k in range(1, len(m))}, key=lambda b: (-len(b), b))
+    whole = "|".join(escape(m.encode()) for m in markers)
+    return f"/{'|'.join(escape(b.encode()) for b in begins)}/ & ~/(?s:.*)(?:{whole})(?s:.*)/"
+
+
 def _begins_with_ws(pattern: ir.Expr) -> bool:
     return isinstance(pattern, ir.Seq) and bool(pattern.items) and pattern.items[0] == ir.Ws()
 
@@ -173,10 +183,20 @@ def _refused(patterns: Sequence[ir.Expr]) -> str:
 
 
 class _Writer:
-    def __init__(self, lowered: ir.Lowered, special_tokens: Collection[str]) -> None:
+    def __init__(
+        self,
+        lowered: ir.Lowered,
+        special_tokens: Collection[str],
+        every_call: ir.Lowered | None = None,
+    ) -> None:
+        """every_call: the format lowered with every tool, any other (ir.ANY_TOOL) and
+        any number of calls, for the calls the tool choice or the list leaves out (None:
+        lowered stands for it)."""
         self.lowered = lowered
         self.special = {t.encode() for t in special_tokens}
         self.text_markers = _text_markers(lowered)
+        self.every_call = every_call or lowered
+        self._forbidden: dict[bytes, str | None] = {}
         self.terminals: dict[str, str] = {}  # definition -> name
         self.rules: dict[str, str] = {}  # name -> body, rules of the writer's own
         self._texts: dict[tuple[tuple[str, ...], bool], str] = {}
@@ -224,7 +244,8 @@ class _Writer:
         if isinstance(e, ir.Alt):
             alts = _split_prefixed(e.alts, self.special)
             text = " | ".join(
-                self.tried_first(a) or self.expr(a, top=True, after_ws=after_ws) for a in alts
+                self.tried_first(a) or self.alone(a) or self.expr(a, top=True, after_ws=after_ws)
+                for a in alts
             )
             return text if top else f"({text})"
         if isinstance(e, ir.Repeat):
@@ -243,7 +264,7 @@ class _Writer:
         before the text; llguidance's lexer keeps the longest lexeme, so the rest must
         be one: written in its own lexemes, the text's longer plain lexeme after the
         marker would be kept instead, and a whole call read as text."""
-        if isinstance(e, ir.Lit) or not self.text_markers:
+        if isinstance(e, ir.Lit):
             return None
         for lit in sorted(self.text_markers):
             rest, others = _split_on_literal(e, lit, self.lowered.rules)
@@ -251,14 +272,47 @@ class _Writer:
                 break
         else:
             return None
+        lexeme = self.lexeme(self.lowered, rest, "TRIED")
+        if lexeme is None:
+            return None
+        tried = f"{_string(lit)} {lexeme}"
+        return tried if others is None else f"{tried} | {self.expr(others, top=True)}"
+
+    def alone(self, e: ir.Expr) -> str | None:
+        """Such a marker alone, as text, and the same marker before a call of any tool,
+        which goes nowhere: where a call follows the marker the parser reads the call
+        (an unknown tool's as an error), so the text reading must die there, also where
+        the tool choice or the list leaves that call out (its lexeme is the longest, as
+        in tried_first).  None where e is not such a marker."""
+        if not isinstance(e, ir.Lit) or e.text not in self.text_markers:
+            return None
+        if e.text not in self._forbidden:
+            rules = self.every_call.rules
+            rests = [
+                rest
+                for body in rules.values()
+                for rest in [_split_on_literal(body, e.text, rules)[0]]
+                if rest is not None and _holds_json(rest, rules)
+            ]
+            found = ir.union(rests)
+            lexeme = None if found is None else self.lexeme(self.every_call, found, "CALL")
+            self._forbidden[e.text] = lexeme
+        lexeme = self._forbidden[e.text]
+        if lexeme is None:
+            return None
+        never = self.terminal("/a/ & /b/", "NEVER")
+        return f"{_string(e.text)} | {_string(e.text)} {lexeme} {never}"
+
+    def lexeme(self, lowered: ir.Lowered, e: ir.Expr, stem: str) -> str | None:
+        """e as one lexeme (a terminal of its regex), or None where it is not regular or
+        too large."""
         try:
-            found = regex_writer(self.lowered).expr(rest)
+            found = regex_writer(lowered).expr(e)
         except NotImplementedError:
             return None
         if found is None or len(found.text) > _TRIED_SIZE:
             return None
-        tried = f"{_string(lit)} {self.terminal(f'/{_slashes(found.text)}/', 'TRIED')}"
-        return tried if others is None else f"{tried} | {self.expr(others, top=True)}"
+        return self.terminal(f"/{_slashes(found.text)}/", stem)
 
     def text(self, e: ir.Text, after_ws: bool = False) -> str:
         stops = text_stops(e.stops)
@@ -297,18 +351,26 @@ class _Writer:
         # comes next (within the text): a greedy lexer ends the prefix there, and
         # nothing after it can then complete the marker
         lead = f"{self.terminal(lex['prefix'], 'PREFIX')}* " if "prefix" in lex else ""
-        if not stops.follow:
-            plain = self.terminal("/" + lex["plain"] + "/", "PLAIN")
-            if first_plain:
-                # a plain lexeme never follows the first one: the text as a language
-                # would otherwise begin with what the first refuses, split in two
-                # (`get_weather` then `\n{...}`), and the greedy lexer splits it so
-                # where a call's literal ends
-                rest = f"{lead}{chunk} ({plain} | {lead}{chunk})*"
-                run = f"{first_plain} ({rest})? | {rest}"
-                return f"({run})" if e.min1 else f"({run})?"
-            return f"({plain} | {lead}{chunk}){'+' if e.min1 else '*'}"
-        return self.follow_text(e, stops, lex["plain"], lead, chunk)
+        if stops.follow:
+            return self.follow_text(e, stops, lex["plain"], lead, chunk)
+        plain = self.terminal("/" + lex["plain"] + "/", "PLAIN")
+        if first_plain:
+            # a plain lexeme never follows the first one: the text as a language
+            # would otherwise begin with what the first refuses, split in two
+            # (`get_weather` then `\n{...}`), and the greedy lexer splits it so
+            # where a call's literal ends
+            rest = f"{lead}{chunk} ({plain} | {lead}{chunk})*"
+            run = f"({first_plain} ({rest})? | {rest})"
+        else:
+            run = f"({plain} | {lead}{chunk})+"
+        if not e.at_end:
+            return run if e.min1 else f"({run})?"
+        # the output may end with a marker cut short: prefixes, then one lexeme of any
+        # beginning of a marker, that the greedy lexer keeps at the end where a marker's
+        # literal could still go on (a run of beginnings would outlive the chunk lexeme
+        # where the text goes on: `<tool_c<tool_c/`)
+        tail = f"{lead}{self.terminal(_cut_short(texts), 'CUT')}"
+        return f"({run} ({tail})? | {tail})" if e.min1 else f"({run})? ({tail})?"
 
     def run(self, members: frozenset[int]) -> str:
         """A run of the characters, as a terminal."""
@@ -439,10 +501,12 @@ def _string(text: bytes) -> str:
     return json.dumps(text.decode("utf-8"), ensure_ascii=False)
 
 
-def render(lowered: ir.Lowered, special_tokens: Collection[str] = ()) -> str:
-    writer = _Writer(lowered, special_tokens)
+def render(
+    lowered: ir.Lowered, special_tokens: Collection[str] = (), every_call: ir.Lowered | None = None
+) -> str:
+    writer = _Writer(lowered, special_tokens, every_call)
     lines = [
-        f"{name}: {writer.tried_first(body) or writer.expr(body, top=True)}"
+        f"{name}: {writer.tried_first(body) or writer.alone(body) or writer.expr(body, top=True)}"
         for name, body in lowered.rules.items()
     ]
     lines += [f"{name}: {body}" for name, body in writer.rules.items()]
@@ -459,7 +523,6 @@ def to_lark(
     reasoning_in_prompt: bool | None = None,
     special_tokens: Collection[str] = (),
 ) -> str:
-    return render(
-        ir.lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt),
-        special_tokens,
-    )
+    lowered = ir.lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
+    every_call = ir.lower_format(fmt, tools, "auto", True, reasoning_in_prompt, any_tool=True)
+    return render(lowered, special_tokens, every_call)

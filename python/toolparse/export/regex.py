@@ -193,8 +193,9 @@ def _times(r: _R, low: int, high: int | None) -> _R:
 # -- text holding none of a set of stops -----------------------------------------------------
 
 
-def stop_free_text(markers: Iterable[str], min1: bool) -> _R:
-    """Text that holds none of the markers and does not end with the beginning of one.
+def stop_free_text(markers: Iterable[str], min1: bool, at_end: bool = False) -> _R:
+    """Text that holds none of the markers and does not end with the beginning of one
+    (at_end: it may, the output ending there).
 
     A marker lies within a run of the characters markers are made of, so the text is a
     sequence of pieces that each bring the markers' automaton (a state per beginning of a
@@ -217,10 +218,10 @@ def stop_free_text(markers: Iterable[str], min1: bool) -> _R:
                 continue
             target = next(q for q in reversed(states) if s.endswith(q))
             _add_edge(edges, p, target, _set(ch))
-    return _text_pieces(edges, states, alphabet, min1)
+    return _text_pieces(edges, states, alphabet, min1, at_end)
 
 
-def follow_text(stops: Sequence[g.Stop], min1: bool) -> _R:
+def follow_text(stops: Sequence[g.Stop], min1: bool, at_end: bool = False) -> _R:
     """Text holding none of the stops, where a stop with follow texts counts only where
     optional whitespace and one of them come after its marker (so a value may hold its
     own closing tag): _regex.text_automaton's states, eliminated as above."""
@@ -233,14 +234,14 @@ def follow_text(stops: Sequence[g.Stop], min1: bool) -> _R:
             by_target.setdefault(target, []).append(ch)
         for target, chars in by_target.items():
             _add_edge(edges, p, target, _set(chars))
-    return _text_pieces(edges, states, sorted(auto.alphabet), min1)
+    return _text_pieces(edges, states, sorted(auto.alphabet), min1, at_end)
 
 
 _DEAD = "<dead>"  # no pattern can begin here any more
 
 
 def text_not_beginning(
-    stops: Sequence[g.Stop], min1: bool, patterns: Sequence[ir.Expr]
+    stops: Sequence[g.Stop], min1: bool, patterns: Sequence[ir.Expr], at_end: bool = False
 ) -> _R | None:
     """Text holding none of the stops (as follow_text) that begins with none of the
     patterns: the text's automaton run beside the patterns' derivatives, a state that
@@ -288,7 +289,7 @@ def text_not_beginning(
                 cls = _set([c for c in chars if c is not None])
             _add_edge(edges, index[state], index[nxt], cls)
     for n, (at, _, initial) in enumerate(order):
-        if at == 0 and not (initial and min1):
+        if (at == 0 or at_end) and not (initial and min1):
             edges[n, _FINAL] = _EMPTY
 
     # the states where a prefix may still begin first, deepest first, then the text's
@@ -343,11 +344,16 @@ def _eliminate(edges: dict[tuple[Any, Any], _R], state: Any) -> None:
 
 
 def _text_pieces(
-    edges: dict[tuple[Any, Any], _R], states: Sequence[Any], alphabet: Sequence[str], min1: bool
+    edges: dict[tuple[Any, Any], _R],
+    states: Sequence[Any],
+    alphabet: Sequence[str],
+    min1: bool,
+    at_end: bool = False,
 ) -> _R:
     """The text of an automaton over the stops' characters whose start (states[0]) is
-    the one state the text may end in, and which any other character moves to from
-    every state: its states eliminated, latest first, into the loop at the start."""
+    the one state the text may end in (at_end: any state), and which any other
+    character moves to from every state: its states eliminated, latest first, into the
+    loop at the start."""
     start = states[0]
     for p in states[1:]:
         edges[p, _FINAL] = _EMPTY
@@ -359,7 +365,14 @@ def _text_pieces(
         [edges.get((start, start)), _cat(_EMPTY if partial is None else _opt(partial), other)]
     )
     assert piece is not None
-    return _star(piece, 1 if min1 else 0)
+    text = _star(piece, 1 if min1 else 0)
+    if not at_end or partial is None:
+        return text
+    # a marker cut short by the end of the output: the pieces, then a run that stops
+    # short of a stop
+    ended = _cat(_star(piece), partial)
+    assert ended is not None
+    return _alt([text, ended]) or text
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -639,11 +652,14 @@ class _Writer:
         if isinstance(e, ir.Ws):
             return _star(_set(" \t\r\n"))
         if isinstance(e, ir.Text):
-            if e.not_first and (found := text_not_beginning(e.stops, e.min1, e.not_first)):
+            if e.not_first and (
+                found := text_not_beginning(e.stops, e.min1, e.not_first, e.at_end)
+            ):
                 return found
             if any(s.follow for s in e.stops):
-                return follow_text(e.stops, e.min1)
-            return stop_free_text([s.marker.decode("utf-8") for s in e.stops], e.min1)
+                return follow_text(e.stops, e.min1, e.at_end)
+            markers = [s.marker.decode("utf-8") for s in e.stops]
+            return stop_free_text(markers, e.min1, e.at_end)
         if isinstance(e, ir.CharRun):
             found = self.run_excluding(e.members, e.not_first, False) if e.not_first else None
             if found is None:
