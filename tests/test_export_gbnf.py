@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from engines import FIXTURES_DIR
 from helpers import WEATHER_TOOL
 from toolparse.export import _ir as toolparse_export
-from toolparse.export._ir import Lowered, Text
+from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
 from toolparse.export._regex import text_automaton
 from toolparse.export.gbnf import render
 from toolparse.formats import get_format
@@ -162,8 +162,9 @@ def test_text_may_end_with_a_marker_cut_short_at_the_end(
 ) -> None:
     """Text before more output may not end with the beginning of a stop; at the end of
     the output it may, as the parser takes it."""
-    for end, taken in ((False, inside), (True, at_end)):
-        text = Text((stop("<tool_call>"),), False, at_end=end)
+    stops = (stop("<tool_call>"),)
+    ended = Seq((Text(stops, False), Optional_(CutShort(stops))))
+    for text, taken in ((Text(stops, False), inside), (ended, at_end)):
         grammar = gbnf_to_lark(render(Lowered("start", {"start": text})))
         assert (run(grammar, data.encode()) is None) == taken
 

@@ -36,7 +36,7 @@ from test_export_lark import (
     reading_params,
 )
 from toolparse.export import _ranges
-from toolparse.export._ir import Lowered, Text
+from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
 from toolparse.export.regex import lexeme_writer, to_regex
 from toolparse.formats import get_format
 
@@ -399,7 +399,7 @@ def test_text_at_the_end_against_the_parser(case: str, data: Any) -> None:
     stops, pieces = TEXT_CASES[case]
     text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=8)))
     writer = lexeme_writer(Lowered("start"))
-    at_end = writer.expr(Text(stops, False, at_end=True))
+    at_end = writer.expr(Seq((Text(stops, False), Optional_(CutShort(stops)))))
     inside = writer.expr(Text(stops, False))
     assert at_end is not None and inside is not None
     assert (re.fullmatch(at_end.text, text, re.S) is not None) == _reads_all(stops, text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json as _json
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -767,13 +767,17 @@ def _nullable(node: Node, rules: dict[str, bool]) -> bool:
     return False
 
 
-def _nullable_rules(rules: dict[str, Node]) -> dict[str, bool]:
+def _nullable_rules(
+    rules: Mapping[str, Node],
+    nullable: Callable[[Node, dict[str, bool]], bool] = _nullable,
+) -> dict[str, bool]:
+    """Which rules may match the empty string, by `nullable` (a fixed point)."""
     known = dict.fromkeys(rules, False)
     changed = True
     while changed:
         changed = False
         for name, node in rules.items():
-            if not known[name] and _nullable(node, known):
+            if not known[name] and nullable(node, known):
                 known[name] = changed = True
     return known
 

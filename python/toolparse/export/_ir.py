@@ -55,9 +55,15 @@ class Text(Expr):
     # commits to it (a cut follows), so where this text stands it begins that one.  Each
     # is literals, whitespace, character runs, sequences, alternatives and options.
     not_first: tuple[Expr, ...] = ()
-    # The output may end right after it: there it may also end with the beginning of a
-    # stop (the parser takes a marker cut short at the end as text).
-    at_end: bool = False
+
+
+@dataclass(frozen=True)
+class CutShort(Expr):
+    """A beginning of one of the stops' markers (not empty, no marker whole), at the
+    end of the output: the parser takes a marker the end cuts short as text, so a text
+    the output ends with may end with one."""
+
+    stops: tuple[g.Stop, ...]
 
 
 @dataclass(frozen=True)
@@ -287,7 +293,8 @@ def _roles(
             found.add(_EOF)
         elif isinstance(n, g.Ref):
             found |= rule_roles.get(n.name, frozenset())
-        stack.extend(g._children(n))
+        # the lowering drops a recover()'s handler
+        stack.extend((n.item,) if isinstance(n, g.Recover) else g._children(n))
     return frozenset(found)
 
 
@@ -316,9 +323,12 @@ def _nodes(rules: Mapping[str, g.Node]) -> list[g.Node]:
 
 
 def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
-    """The optional closers of blocks of calls: an opt() right after (whitespace aside) a
-    many() whose item commits at its opener.  They count as an end of the output (what
-    marks eof(): rules holding one are lowered apart where the output may end)."""
+    """The optional closers the output leaves out only at its end: an opt() right after
+    (whitespace aside) a many() whose item commits at its opener (a block of calls), or
+    right after a text that stops only at the marker the opt() begins with (`</think>`
+    after reasoning that nothing else ends: the text runs to it or to the end).  They
+    count as an end of the output (what marks eof(): rules holding one are lowered
+    apart where the output may end)."""
     found: set[int] = set()
     for n in nodes:
         if not isinstance(n, g.Seq):
@@ -329,6 +339,15 @@ def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
             before = [i for i in n.items[:k] if not isinstance(i, g.Ws)]
             repeated = before[-1] if before else None
             if isinstance(repeated, g.Many) and commit_prefixes(repeated.item, rules):
+                found.add(id(item))
+            text = _first(repeated) if repeated is not None else None
+            opener = _first(item.item)
+            if (
+                isinstance(text, g.Until)
+                and isinstance(opener, g.Lit)
+                and all(s.marker.lstrip(b" \t\r\n") == opener.text for s in text.stops)
+                and not any(s.follow for s in text.stops)
+            ):
                 found.add(id(item))
     return found
 
@@ -398,6 +417,28 @@ def _text_rounds(item: g.Node, rules: Mapping[str, g.Node]) -> tuple[g.Until, li
     return (texts[0], others) if len(texts) == 1 else None
 
 
+def _lowered_nullable(node: g.Node, rules: dict[str, bool]) -> bool:
+    """Whether the node, lowered, may match the empty string: as g._nullable, but a
+    recover() is its item (the lowering drops the handler)."""
+    if isinstance(node, g.Recover):
+        return _lowered_nullable(node.item, rules)
+    if isinstance(node, (g.Seq, g.Choice, g.Tag, g.Many)):
+        kids = [_lowered_nullable(c, rules) for c in g._children(node)]
+        if isinstance(node, g.Seq):
+            return all(kids)
+        if isinstance(node, g.Many):
+            return not node.at_least_one or kids[0]
+        return any(kids)
+    return g._nullable(node, rules)
+
+
+def _alts(e: Expr | None) -> tuple[Expr, ...]:
+    """An expression's alternatives (itself where it is no alternation)."""
+    if e is None:
+        return ()
+    return e.alts if isinstance(e, Alt) else (e,)
+
+
 def _empty_only(node: g.Node) -> bool:
     """Whether the node can match nothing but the empty string."""
     if isinstance(node, (g.Eof, g.Ahead, g.Cut, g.Const)):
@@ -442,6 +483,7 @@ class Lowerer:
                     changed = True
         self.rule_roles = roles
         self.nullable = g._nullable_rules(grammar.rules)
+        self.lowered_nullable = g._nullable_rules(grammar.rules, _lowered_nullable)
         # a node the grammar uses in several places lowers once per context, so the
         # exports can write it once (share())
         self._memo: dict[tuple[int, _Ctx], Expr | None] = {}
@@ -514,6 +556,13 @@ class Lowerer:
         if body is None:
             self._names[key] = None
             return None
+        if ctx.end:
+            # where the end changes nothing in the rule, the rule as it is elsewhere
+            # (a regex inlines each rule it names: a copy would be written twice)
+            inner = self.ref(name, replace(ctx, end=False, last=False))
+            if isinstance(inner, RuleRef) and self.rules[inner.name] == body:
+                self._names[key] = inner.name
+                return inner
         self.rules[label] = body
         return RuleRef(label)
 
@@ -566,8 +615,12 @@ class Lowerer:
         if isinstance(node, g.Ws):
             return Ws()
         if isinstance(node, g.Until):
-            min1 = bool(node.flags & g.UNTIL_MIN1)
-            return Text(node.stops, min1, self.refused_first(node), at_end=ctx.last)
+            text = Text(node.stops, bool(node.flags & g.UNTIL_MIN1), self.refused_first(node))
+            if not ctx.last:
+                return text
+            cut = CutShort(node.stops)
+            ended = _seq([text, Optional_(cut)])
+            return _alt([ended, cut]) if text.min1 else ended
         if isinstance(node, g.Chars):
             members = node.members()
             high = {b for b in members if b >= 0x80}
@@ -626,7 +679,35 @@ class Lowerer:
         return JsonValue({})
 
     def seq(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
-        return self.per_spelling(node, self._seq_node(node, ctx))
+        main = self.per_spelling(node, self._seq_node(node, ctx))
+        return _alt([main, *self.seq_ends(node, ctx)])
+
+    def seq_ends(self, node: g.Seq, ctx: _Ctx) -> list[Expr | None]:
+        """Where the output ends (ctx.last) and items that may match nothing close the
+        sequence: the sequence up to each item before them, that item last (the output
+        ends after it; the items after it match nothing).  An item is lowered as last
+        only there, so that what it may leave open at the end (a text's marker cut
+        short, a closer) is not left open before more output."""
+        items = node.items
+        if not ctx.last or ctx.count not in (ANY, ZERO):
+            return []
+        tail = len(items) - 1
+        while tail > 0 and _empty_only(items[tail]):
+            tail -= 1
+        first = tail
+        while first > 0 and _lowered_nullable(items[first], self.lowered_nullable):
+            first -= 1
+        ends: list[Expr | None] = []
+        for k in range(first, tail):
+            here = self.item(items, k, ctx)
+            if here == self.item(items, k, replace(ctx, last=False)):
+                continue  # the same as in the sequence, the items after it left empty
+            before = [
+                self.item(items, j, replace(ctx, end=ctx.end and j >= first, last=False))
+                for j in range(k)
+            ]
+            ends.append(_seq([*before, here]))
+        return ends
 
     def _seq_node(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
         items = node.items
@@ -674,7 +755,7 @@ class Lowerer:
         what follows a block left open never begins with a call's opener, which a grammar
         written as a union cannot say; a block closed before more output says it."""
         node = items[k]
-        if id(node) in self.closers and not ctx.end and ctx.count in (ANY, ZERO):
+        if id(node) in self.closers and not ctx.last and ctx.count in (ANY, ZERO):
             assert isinstance(node, g.Opt)
             return self.node(node.item, ctx)
         return self.node(node, ctx)
@@ -763,17 +844,19 @@ class Lowerer:
     def many(self, node: g.Many, ctx: _Ctx) -> Expr | None:
         least = 1 if node.at_least_one else 0
         if ctx.count in (ANY, ZERO):
-            item = self.node(node.item, replace(ctx, end=False, last=False))
-            last = self.node(node.item, ctx) if ctx.end else item
-            if last is not None and last != item:
-                # the last time round may end the output
-                ended = self.rounds(node, replace(ctx, end=False, last=False), least, ctx)
+            inner = replace(ctx, end=False, last=False)
+            item = self.node(node.item, inner)
+            if ctx.end:
+                # the last time round may end the output (a text there may end with a
+                # marker cut short, which the round itself does not show)
+                ended = self.rounds(node, inner, least, ctx)
                 if ended is not None:
                     return ended
-                return _seq([EMPTY if item is None else Repeat(item, 0), Optional_(last)])
+                last = self.node(node.item, ctx)
+                if last is not None and last != item:
+                    return _seq([EMPTY if item is None else Repeat(item, 0), Optional_(last)])
             if item is None:
                 return EMPTY if least == 0 else None
-            inner = replace(ctx, end=False, last=False)
             return self.rounds(node, inner, least) or Repeat(item, least)
         # ONE / SOME: no calls, then the first time round that holds any (one call, or
         # at least one: a block may hold several), then none (ONE) or any (SOME)
@@ -818,21 +901,24 @@ class Lowerer:
         others = _alt([self.node(o, ctx) for o in other_nodes])
         if text is None:
             return None
-        text_end = text if end is None else self.node(text_node, end)
-        alone = EMPTY if text_end is None else Optional_(text_end)
+        # where the output may end after the last time round: a text may end with a
+        # marker cut short, and a round of the others may end it in a way of its own (a
+        # block left open); both written once, after the rounds (a text's cut-short end,
+        # or a cut-short text after the others)
+        last: list[Expr | None] = []
+        if end is not None and end.last and isinstance(text, Text):
+            last.append(CutShort(text.stops))
+        if end is not None and others is not None:
+            others_end = _alt([self.node(o, end) for o in other_nodes])
+            last += [a for a in _alts(others_end) if a not in _alts(others)]
+        found = _alt(last)
+        ending = EMPTY if found is None else Optional_(found)
         if others is None:
-            return alone
+            return _seq([Optional_(text), ending])
         # text? (others text?)*: each text written twice, the others once
         round_ = _seq([others, Optional_(text)])
         assert round_ is not None
-        rounds = _seq([Optional_(text), Repeat(round_, 0)])
-        if end is None:
-            return rounds
-        # the last time round in the end's context: the text alone, or after the rounds
-        # the others, or the others then the text
-        others_end = _alt([self.node(o, end) for o in other_nodes])
-        last = _alt([others_end, None if text_end is None else _seq([others, text_end])])
-        return _alt([alone, _seq([rounds, last])])
+        return _seq([Optional_(text), Repeat(round_, 0), ending])
 
     # roles
 

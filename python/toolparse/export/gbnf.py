@@ -158,9 +158,10 @@ class _Writer:
 
     # text holding no stop
 
-    def text(self, stops: Sequence[g.Stop], min1: bool, at_end: bool = False) -> str:
-        """Text holding none of the stops; at_end: it may end with the beginning of one
-        (the output ends there)."""
+    def text(self, stops: Sequence[g.Stop], min1: bool, cut_short: bool = False) -> str:
+        """Text holding none of the stops; cut_short: instead, a beginning of a stop that
+        the end of the output cuts short (ir.CutShort): the same automaton from its
+        start to any other state, never back."""
         auto = text_automaton(stops)
         base = f"text-{len(self.names)}"
         self.names[f"text:{stops!r}:{len(self.names)}"] = base
@@ -180,8 +181,15 @@ class _Writer:
             alts.append(f"[^{''.join(_class_char(c) for c in held)}] {state[0]}")
             bodies.append(alts)
         for i, alts in enumerate(bodies):
-            # text may end only where no stop has begun, but at the end of the output
-            self.rules[state[i]] = " | ".join([*alts, '""'] if i == 0 or at_end else alts)
+            if cut_short:
+                # the other characters move back to the start: left out
+                alts = alts[:-1]
+                self.rules[state[i]] = " | ".join(alts if i == 0 else [*alts, '""'])
+                continue
+            # text may end only where no stop has begun
+            self.rules[state[i]] = " | ".join([*alts, '""'] if i == 0 else alts)
+        if cut_short:
+            return state[0]
         if not min1:
             return state[0]
         # at least one character: the first one from the same automaton
@@ -212,7 +220,9 @@ class _Writer:
         if isinstance(e, ir.Ws):
             return "ws"
         if isinstance(e, ir.Text):
-            return self.text(e.stops, e.min1, e.at_end)
+            return self.text(e.stops, e.min1)
+        if isinstance(e, ir.CutShort):
+            return self.text(e.stops, True, cut_short=True)
         if isinstance(e, ir.CharRun):
             chars = "".join(_class_char(chr(b)) for b in sorted(e.members) if b < 0x80)
             alts = [f"[{chars}]"] if chars else []

@@ -217,6 +217,8 @@ class _Writer:
             return self.terminal(f"/{WS}+/", "WS") + "?"
         if isinstance(e, ir.Text):
             return self.text(e, after_ws)
+        if isinstance(e, ir.CutShort):
+            return self.cut_short(e)
         if isinstance(e, ir.CharRun):
             if e.not_first:
                 return self.run_excluding(e)
@@ -363,14 +365,18 @@ class _Writer:
             run = f"({first_plain} ({rest})? | {rest})"
         else:
             run = f"({plain} | {lead}{chunk})+"
-        if not e.at_end:
-            return run if e.min1 else f"({run})?"
-        # the output may end with a marker cut short: prefixes, then one lexeme of any
-        # beginning of a marker, that the greedy lexer keeps at the end where a marker's
-        # literal could still go on (a run of beginnings would outlive the chunk lexeme
-        # where the text goes on: `<tool_c<tool_c/`)
-        tail = f"{lead}{self.terminal(_cut_short(texts), 'CUT')}"
-        return f"({run} ({tail})? | {tail})" if e.min1 else f"({run})? ({tail})?"
+        return run if e.min1 else f"({run})?"
+
+    def cut_short(self, e: ir.CutShort) -> str:
+        """Prefixes of the markers, then one lexeme of any beginning of a marker, that
+        the greedy lexer keeps at the end where a marker's literal could still go on (a
+        run of beginnings would outlive the text's chunk lexeme where the text goes on:
+        `<tool_c<tool_c/`)."""
+        stops = text_stops(e.stops)
+        texts = (*stops.markers, *stops.atoms)
+        lex = text_chunks(texts)
+        lead = f"{self.terminal(lex['prefix'], 'PREFIX')}* " if "prefix" in lex else ""
+        return f"({lead}{self.terminal(_cut_short(texts), 'CUT')})"
 
     def run(self, members: frozenset[int]) -> str:
         """A run of the characters, as a terminal."""

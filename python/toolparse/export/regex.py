@@ -193,9 +193,8 @@ def _times(r: _R, low: int, high: int | None) -> _R:
 # -- text holding none of a set of stops -----------------------------------------------------
 
 
-def stop_free_text(markers: Iterable[str], min1: bool, at_end: bool = False) -> _R:
-    """Text that holds none of the markers and does not end with the beginning of one
-    (at_end: it may, the output ending there).
+def stop_free_text(markers: Iterable[str], min1: bool) -> _R:
+    """Text that holds none of the markers and does not end with the beginning of one.
 
     A marker lies within a run of the characters markers are made of, so the text is a
     sequence of pieces that each bring the markers' automaton (a state per beginning of a
@@ -204,29 +203,39 @@ def stop_free_text(markers: Iterable[str], min1: bool, at_end: bool = False) -> 
     character.  Both runs are found by eliminating the automaton's states deepest first;
     the one class holding every other character (all of Unicode) is written once, which
     keeps a byte-level DFA of the text small."""
-    found = set(markers)
-    found = {m for m in found if not any(o != m and o in m for o in found)}
+    found = _outer_markers(markers)
     if not found:
         return _star(_raw("(?s:.)", _ATOM), 1 if min1 else 0)
-    states = by_length(m[:k] for m in found for k in range(len(m)))
-    alphabet = sorted({c for m in found for c in m})
+    return _text_pieces(*_marker_automaton(found), min1)
+
+
+def _outer_markers(markers: Iterable[str]) -> set[str]:
+    """The markers that hold no other one (a text holding the other holds them)."""
+    found = set(markers)
+    return {m for m in found if not any(o != m and o in m for o in found)}
+
+
+Automaton = tuple[dict[tuple[Any, Any], _R], list[Any], list[str]]
+
+
+def _marker_automaton(markers: set[str]) -> Automaton:
+    """The markers' automaton: a state per beginning of a marker read so far, an edge
+    per character of the markers that completes none."""
+    states = by_length(m[:k] for m in markers for k in range(len(m)))
+    alphabet = sorted({c for m in markers for c in m})
     edges: dict[tuple[Any, Any], _R] = {}
     for p in states:
         for ch in alphabet:
             s = p + ch
-            if any(s.endswith(m) for m in found):
+            if any(s.endswith(m) for m in markers):
                 continue
             target = next(q for q in reversed(states) if s.endswith(q))
             _add_edge(edges, p, target, _set(ch))
-    return _text_pieces(edges, states, alphabet, min1, at_end)
+    return edges, states, alphabet
 
 
-def follow_text(stops: Sequence[g.Stop], min1: bool, at_end: bool = False) -> _R:
-    """Text holding none of the stops, where a stop with follow texts counts only where
-    optional whitespace and one of them come after its marker (so a value may hold its
-    own closing tag): _regex.text_automaton's states, eliminated as above."""
+def _follow_automaton(stops: Sequence[g.Stop]) -> Automaton:
     auto = text_automaton(stops)
-    states = list(range(len(auto.moves)))
     edges: dict[tuple[Any, Any], _R] = {}
     for p, moves in enumerate(auto.moves):
         by_target: dict[int, list[str]] = {}
@@ -234,14 +243,39 @@ def follow_text(stops: Sequence[g.Stop], min1: bool, at_end: bool = False) -> _R
             by_target.setdefault(target, []).append(ch)
         for target, chars in by_target.items():
             _add_edge(edges, p, target, _set(chars))
-    return _text_pieces(edges, states, sorted(auto.alphabet), min1, at_end)
+    return edges, list(range(len(auto.moves))), sorted(auto.alphabet)
+
+
+def follow_text(stops: Sequence[g.Stop], min1: bool) -> _R:
+    """Text holding none of the stops, where a stop with follow texts counts only where
+    optional whitespace and one of them come after its marker (so a value may hold its
+    own closing tag): _regex.text_automaton's states, eliminated as above."""
+    return _text_pieces(*_follow_automaton(stops), min1)
+
+
+def cut_short(stops: Sequence[g.Stop]) -> _R | None:
+    """A beginning of a stop's marker that the end of the output cuts short (ir.CutShort):
+    the automaton's ways from its start to any other state that do not come back."""
+    if any(s.follow for s in stops):
+        edges, states, _ = _follow_automaton(stops)
+    else:
+        found = _outer_markers(s.marker.decode("utf-8") for s in stops)
+        if not found:
+            return None
+        edges, states, _ = _marker_automaton(found)
+    start = states[0]
+    for p in states[1:]:
+        edges[p, _FINAL] = _EMPTY
+    for q in reversed(states[1:]):
+        _eliminate(edges, q)
+    return edges.get((start, _FINAL))
 
 
 _DEAD = "<dead>"  # no pattern can begin here any more
 
 
 def text_not_beginning(
-    stops: Sequence[g.Stop], min1: bool, patterns: Sequence[ir.Expr], at_end: bool = False
+    stops: Sequence[g.Stop], min1: bool, patterns: Sequence[ir.Expr]
 ) -> _R | None:
     """Text holding none of the stops (as follow_text) that begins with none of the
     patterns: the text's automaton run beside the patterns' derivatives, a state that
@@ -289,7 +323,7 @@ def text_not_beginning(
                 cls = _set([c for c in chars if c is not None])
             _add_edge(edges, index[state], index[nxt], cls)
     for n, (at, _, initial) in enumerate(order):
-        if (at == 0 or at_end) and not (initial and min1):
+        if at == 0 and not (initial and min1):
             edges[n, _FINAL] = _EMPTY
 
     # the states where a prefix may still begin first, deepest first, then the text's
@@ -344,16 +378,11 @@ def _eliminate(edges: dict[tuple[Any, Any], _R], state: Any) -> None:
 
 
 def _text_pieces(
-    edges: dict[tuple[Any, Any], _R],
-    states: Sequence[Any],
-    alphabet: Sequence[str],
-    min1: bool,
-    at_end: bool = False,
+    edges: dict[tuple[Any, Any], _R], states: Sequence[Any], alphabet: Sequence[str], min1: bool
 ) -> _R:
     """The text of an automaton over the stops' characters whose start (states[0]) is
-    the one state the text may end in (at_end: any state), and which any other
-    character moves to from every state: its states eliminated, latest first, into the
-    loop at the start."""
+    the one state the text may end in, and which any other character moves to from
+    every state: its states eliminated, latest first, into the loop at the start."""
     start = states[0]
     for p in states[1:]:
         edges[p, _FINAL] = _EMPTY
@@ -365,14 +394,7 @@ def _text_pieces(
         [edges.get((start, start)), _cat(_EMPTY if partial is None else _opt(partial), other)]
     )
     assert piece is not None
-    text = _star(piece, 1 if min1 else 0)
-    if not at_end or partial is None:
-        return text
-    # a marker cut short by the end of the output: the pieces, then a run that stops
-    # short of a stop
-    ended = _cat(_star(piece), partial)
-    assert ended is not None
-    return _alt([text, ended]) or text
+    return _star(piece, 1 if min1 else 0)
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -652,14 +674,13 @@ class _Writer:
         if isinstance(e, ir.Ws):
             return _star(_set(" \t\r\n"))
         if isinstance(e, ir.Text):
-            if e.not_first and (
-                found := text_not_beginning(e.stops, e.min1, e.not_first, e.at_end)
-            ):
+            if e.not_first and (found := text_not_beginning(e.stops, e.min1, e.not_first)):
                 return found
             if any(s.follow for s in e.stops):
-                return follow_text(e.stops, e.min1, e.at_end)
-            markers = [s.marker.decode("utf-8") for s in e.stops]
-            return stop_free_text(markers, e.min1, e.at_end)
+                return follow_text(e.stops, e.min1)
+            return stop_free_text([s.marker.decode("utf-8") for s in e.stops], e.min1)
+        if isinstance(e, ir.CutShort):
+            return cut_short(e.stops)
         if isinstance(e, ir.CharRun):
             found = self.run_excluding(e.members, e.not_first, False) if e.not_first else None
             if found is None:

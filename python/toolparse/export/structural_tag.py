@@ -51,7 +51,7 @@ class _Search:
             return [("", None), ("\n", None)]
         if isinstance(e, ir.JsonValue):
             return [("", "")] if e == self.args else []
-        if isinstance(e, (ir.Text, ir.CharRun, ir.JsonString, ir.Pattern)):
+        if isinstance(e, (ir.Text, ir.CutShort, ir.CharRun, ir.JsonString, ir.Pattern)):
             return []
         if isinstance(e, ir.Optional_):
             return [("", None), *self.ways(e.item)][:_LIMIT]
@@ -281,6 +281,8 @@ def _shortest(rules: Mapping[str, ir.Expr], e: ir.Expr, active: frozenset[str]) 
         return ""
     if isinstance(e, ir.Text):
         return "x" if e.min1 else ""
+    if isinstance(e, ir.CutShort):
+        return e.stops[0].marker.decode("utf-8")[:1]
     if isinstance(e, ir.CharRun):
         return chr(min(e.members)) if e.min1 else ""
     if isinstance(e, ir.JsonString):
