@@ -450,6 +450,15 @@ def _empty_only(node: g.Node) -> bool:
     return False
 
 
+def _last_nonempty(items: Sequence[g.Node]) -> int:
+    """The index of a sequence's last item that can match more than the empty string
+    (0 where none can): the output ends after it where nothing but the end follows."""
+    k = len(items) - 1
+    while k > 0 and _empty_only(items[k]):
+        k -= 1
+    return k
+
+
 def _prop_type(schema: Any) -> str | None:
     if not isinstance(schema, Mapping):
         return None
@@ -691,9 +700,7 @@ class Lowerer:
         items = node.items
         if not ctx.last or ctx.count not in (ANY, ZERO):
             return []
-        tail = len(items) - 1
-        while tail > 0 and _empty_only(items[tail]):
-            tail -= 1
+        tail = _last_nonempty(items)
         first = tail
         while first > 0 and _lowered_nullable(items[first], self.lowered_nullable):
             first -= 1
@@ -723,9 +730,7 @@ class Lowerer:
         last = len(items) - 1
         while last > 0 and g._nullable(items[last], self.nullable):
             last -= 1
-        tail = len(items) - 1
-        while tail > 0 and _empty_only(items[tail]):
-            tail -= 1
+        tail = _last_nonempty(items)
 
         def at(k: int, c: _Ctx) -> _Ctx:
             return replace(c, end=ctx.end and k >= last, last=ctx.last and k >= tail)
