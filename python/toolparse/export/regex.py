@@ -263,12 +263,7 @@ def cut_short(stops: Sequence[g.Stop]) -> _R | None:
         if not found:
             return None
         edges, states, _ = _marker_automaton(found)
-    start = states[0]
-    for p in states[1:]:
-        edges[p, _FINAL] = _EMPTY
-    for q in reversed(states[1:]):
-        _eliminate(edges, q)
-    return edges.get((start, _FINAL))
+    return _to_start(edges, states)[1]
 
 
 _DEAD = "<dead>"  # no pattern can begin here any more
@@ -377,22 +372,28 @@ def _eliminate(edges: dict[tuple[Any, Any], _R], state: Any) -> None:
             _add_edge(edges, p, q, step)
 
 
+def _to_start(
+    edges: dict[tuple[Any, Any], _R], states: Sequence[Any]
+) -> tuple[_R | None, _R | None]:
+    """An automaton's states but its start (states[0]) eliminated, latest first: the
+    loop at the start, and the ways from it that stop in another state (None: none)."""
+    start = states[0]
+    for p in states[1:]:
+        edges[p, _FINAL] = _EMPTY
+    for s in reversed(states[1:]):
+        _eliminate(edges, s)
+    return edges.get((start, start)), edges.get((start, _FINAL))
+
+
 def _text_pieces(
     edges: dict[tuple[Any, Any], _R], states: Sequence[Any], alphabet: Sequence[str], min1: bool
 ) -> _R:
     """The text of an automaton over the stops' characters whose start (states[0]) is
     the one state the text may end in, and which any other character moves to from
     every state: its states eliminated, latest first, into the loop at the start."""
-    start = states[0]
-    for p in states[1:]:
-        edges[p, _FINAL] = _EMPTY
-    for s in reversed(states[1:]):
-        _eliminate(edges, s)
+    loop, partial = _to_start(edges, states)
     other = _set(alphabet, negated=True)
-    partial = edges.get((start, _FINAL))
-    piece = _alt(
-        [edges.get((start, start)), _cat(_EMPTY if partial is None else _opt(partial), other)]
-    )
+    piece = _alt([loop, _cat(_EMPTY if partial is None else _opt(partial), other)])
     assert piece is not None
     return _star(piece, 1 if min1 else 0)
 
