@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
 import pytest
@@ -169,17 +169,34 @@ def choice_export(
     return exported(method, name, tools, json.dumps(choice), parallel, in_prompt)
 
 
+@lru_cache(maxsize=512)
+def compiled(lark: str, limits: Any = None) -> Any:
+    """The grammar compiled once: a matcher builds its lexer's states as it goes, and
+    keeps them for the next output it is asked about."""
+    matcher = llguidance.LLMatcher(TOKENIZER, lark, log_level=0, limits=limits)
+    assert not matcher.is_error(), matcher.get_error()
+    return matcher
+
+
+def taken_by(lark: str, data: bytes, complete: bool = True, limits: Any = None) -> str | None:
+    """None if the grammar takes data (and, complete, lets the output end there), else
+    where it stopped.  validate_tokens commits nothing: the compiled matcher is left at
+    its start for the next output."""
+    matcher = compiled(lark, limits)
+    tokens = [*data, EOS] if complete else list(data)
+    taken = matcher.validate_tokens(tokens)
+    assert not matcher.is_error(), matcher.get_error()
+    if taken < len(data):
+        return f"refused byte {taken}: {data[max(0, taken - 40) : taken + 1]!r}"
+    if taken < len(tokens):
+        return "refused the end of the output"
+    return None
+
+
 def run(lark: str, data: bytes, complete: bool = True) -> str | None:
     """None if the grammar takes data (and, complete, lets the output end there), else
     where it stopped."""
-    matcher = llguidance.LLMatcher(TOKENIZER, lark, log_level=0)
-    assert not matcher.is_error(), matcher.get_error()
-    for at, byte in enumerate(data):
-        if not matcher.consume_token(byte):
-            return f"refused byte {at}: {data[max(0, at - 40) : at + 1]!r}"
-    if complete and not matcher.is_accepting() and not matcher.consume_token(EOS):
-        return "refused the end of the output"
-    return None
+    return taken_by(lark, data, complete)
 
 
 def _violates_schema(fx: Fixture) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 import pytest
@@ -20,10 +20,8 @@ from helpers import WEATHER_TOOL
 from test_export_lark import (
     _CONTENT,
     CALL_OBJECTS,
-    EOS,
     PLAIN_TEXT_CASES,
     TEXT_CASES,
-    TOKENIZER,
     WEATHER,
     _reads_all,
     check_fixture,
@@ -34,6 +32,7 @@ from test_export_lark import (
     known_params,
     named,
     reading_params,
+    taken_by,
 )
 from toolparse.export import _ranges
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
@@ -45,18 +44,13 @@ oc = pytest.importorskip("outlines_core")
 llguidance = pytest.importorskip("llguidance")
 
 
+@lru_cache(maxsize=64)
 def as_lark(regex: str) -> str:
     """The regex as the one lexeme of a Lark grammar (a "/" in it escaped)."""
-    out = []
-    k = 0
-    while k < len(regex):
-        if regex[k] == "\\":
-            out.append(regex[k : k + 2])
-            k += 2
-            continue
-        out.append("\\/" if regex[k] == "/" else regex[k])
-        k += 1
-    return "start: R\nR: /" + "".join(out) + "/\n"
+    return "start: R\nR: /" + _SLASH.sub(lambda m: m.group(1) or "\\/", regex) + "/\n"
+
+
+_SLASH = re.compile(r"(\\.)|/", re.DOTALL)
 
 
 def walk(regex: str, data: bytes, complete: bool = True) -> str | None:
@@ -66,20 +60,7 @@ def walk(regex: str, data: bytes, complete: bool = True) -> str | None:
     index is not used for this: from an accepting state it leaves out a one-byte token
     that leads to a state that is not accepting (after `a`, `a(?:bc)?` refuses `b`), so
     content followed by a marker cannot be walked one byte at a time."""
-    matcher = _matcher(regex).deep_copy()
-    for at, byte in enumerate(data):
-        if not matcher.consume_token(byte):
-            return f"refused byte {at}: {data[max(0, at - 40) : at + 1]!r}"
-    if complete and not matcher.is_accepting() and not matcher.consume_token(EOS):
-        return "refused the end of the output"
-    return None
-
-
-@cache
-def _matcher(regex: str) -> Any:
-    matcher = llguidance.LLMatcher(TOKENIZER, as_lark(regex), log_level=0, limits=LIMITS)
-    assert not matcher.is_error(), matcher.get_error()
-    return matcher
+    return taken_by(as_lark(regex), data, complete, LIMITS)
 
 
 # the largest expressions (a JSON list of calls with keys in any order, eleven tools) are

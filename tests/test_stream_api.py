@@ -4,6 +4,7 @@ options, and the event values themselves."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from typing import Any
 
@@ -185,6 +186,37 @@ def test_reset_starts_a_new_response(engine: str) -> None:
     second = run_events(parser, HERMES_TWO_CALLS.encode())
     fresh = run_events(StreamParser("hermes", engine=engine, seed=9), HERMES_TWO_CALLS.encode())
     assert first == second == fresh
+
+
+def test_parsers_with_the_same_tools_share_one_tool_table() -> None:
+    """A parser per request, mostly with the same tools: the C core's table is built once
+    per list (by its JSON text) and shared; a changed list gets its own, and a list that
+    is not JSON is still read."""
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"days": {"type": "integer"}}},
+        },
+    }
+    first = StreamParser("qwen3_coder", tools=[tool])
+    second = StreamParser("qwen3_coder", tools=[json.loads(json.dumps(tool))])
+    assert first._native_tools is second._native_tools
+    changed = json.loads(json.dumps(tool))
+    changed["function"]["parameters"]["properties"]["days"]["type"] = "string"
+    third = StreamParser("qwen3_coder", tools=[changed])
+    assert third._native_tools is not first._native_tools
+    call = (
+        "<tool_call>\n<function=get_weather>\n<parameter=days>\n2\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    assert toolparse.parse(call, first.format, tools=[tool]).tool_calls[0].arguments == {"days": 2}
+    typed = toolparse.parse(call, first.format, tools=[changed]).tool_calls[0].arguments
+    assert typed == {"days": "2"}
+    not_json = {**tool, "function": {**tool["function"], "tags": {"a"}}}  # a set
+    parser = StreamParser("qwen3_coder", tools=[not_json])
+    assert (parser.feed(call) + parser.finish())[-1].message.tool_calls[0].arguments == {"days": 2}
+    assert StreamParser("qwen3_coder", tools=[tool], engine="reference")._native_tools is None
 
 
 @by_engine

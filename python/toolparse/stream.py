@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 import string
 import struct
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any, Literal
 
 from ._core import NativePool, NativeStream, NativeTools
@@ -80,6 +82,22 @@ def tools_blob(tools: list[dict[str, Any]]) -> bytes:
     return bytes(out + nodes)
 
 
+def native_tools(tools: list[dict[str, Any]]) -> NativeTools:
+    """The C core's tool table for a tools list.  A server makes a parser per request,
+    mostly with the same tools: one table (read-only, shared by streams and threads) per
+    list's JSON text."""
+    try:
+        key = json.dumps(tools, ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON (a set, a cycle): built for this parser
+        return NativeTools(tools_blob(tools))
+    return _native_tools_of(key)
+
+
+@lru_cache(maxsize=64)
+def _native_tools_of(tools_json: str) -> NativeTools:
+    return NativeTools(tools_blob(json.loads(tools_json)))
+
+
 class StreamParser:
     """Parses one model response fed in pieces; reuse it with reset().
 
@@ -147,7 +165,9 @@ class StreamParser:
         self.reasoning_in_prompt = self._entry == "start_in_reasoning"
         self._seed = seed
         self._id_factory = id_factory
-        self._native_tools = NativeTools(tools_blob(tools)) if tools is not None else None
+        self._native_tools = (
+            native_tools(tools) if tools is not None and engine == "native" else None
+        )
         self._stream: NativeStream | ReferenceStream
         self.reset()
 

@@ -105,6 +105,22 @@ def param_schemas(tools: list[dict[str, Any]] | None) -> dict[str, dict[str, Sch
     return table
 
 
+@dataclass(frozen=True)
+class ToolTable:
+    """What the event builder reads from a tools list, built once per list: each tool's
+    parameter types and schema nodes, and the known names (None: any name is taken)."""
+
+    types: ParamTypes
+    schemas: dict[str, dict[str, SchemaNode]]
+    known: frozenset[str] | None
+
+    @classmethod
+    def of(cls, tools: list[dict[str, Any]] | None) -> ToolTable:
+        types = param_types(tools)
+        known = frozenset(types) if tools is not None else None
+        return cls(types, param_schemas(tools), known)
+
+
 def _schema_types(spec: Any) -> tuple[str, ...]:
     if not isinstance(spec, dict):
         return ("string",)
@@ -308,18 +324,18 @@ class Emitter:
 
     def __init__(
         self,
-        tools: list[dict[str, Any]] | None,
+        tools: ToolTable,
         id_factory: Callable[[], str],
         *,
         repair: bool = False,
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
-        self.types = param_types(tools)
-        self.schemas = param_schemas(tools)
+        self.types = tools.types
+        self.schemas = tools.schemas
         self.limits = limits
         self.stopped = False  # a limit was met: nothing more is emitted
         self.repair = repair  # hold arguments; salvage what needs it (toolparse.repair)
-        self.known_tools = set(self.types) if tools is not None else None
+        self.known_tools = tools.known
         self.id_factory = id_factory
         self.frames: list[_Frame] = []
         self.call: _Call | None = None

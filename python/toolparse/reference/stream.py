@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .._common import as_bytes
 from ..grammar import Program
 from ..limits import DEFAULT_LIMITS, Limits
-from .emitter import Emitter
+from .emitter import Emitter, ToolTable
 from .vm import VM
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ class ReferenceStream:
         self._repair = repair
         self._special: bytes | None = None
         self._entry = entry
-        self._tools = tools
+        self._tools = ToolTable.of(tools)
         self._id_factory = id_factory
         self.reset()
 
