@@ -800,13 +800,13 @@ class Lowerer:
         other_sep, sep_other = _seq([other, sep]), _seq([sep, other])
         before = EMPTY if other_sep is None else Repeat(other_sep, 0)
         after = EMPTY if sep_other is None else Repeat(sep_other, 0)
-        then_args = None if args is None else _seq([sep, args, after])
-        return _alt(
-            [
-                _seq([before, name, after, EMPTY if then_args is None else Optional_(then_args)]),
-                _seq([before, args, after, sep, name, after]),
-            ]
-        )
+        # the others before, between and after the two written once each where the two
+        # orders allow it: a regex writes every member out in full
+        if args is None:
+            return _seq([before, name, after])
+        name_first = _seq([name, Optional_(_seq([after, sep, args]))])
+        args_first = _seq([args, after, sep, name])
+        return _seq([before, _alt([name_first, args_first]), after])
 
     def per_param(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
         assert ctx.tool is not None

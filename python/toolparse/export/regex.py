@@ -593,29 +593,44 @@ class _Json:
         return self._seq(_lit("{"), self.ws, body, _lit("}"))
 
     def string_except(self, words: Sequence[bytes]) -> _R:
-        """A JSON string token other than these literal tokens (quotes included)."""
+        """A JSON string token other than these literal tokens (quotes included): a
+        beginning of a word that leaves it (then any characters), or a beginning that is
+        no word, then the closing quote.  The free tail is written once, not after every
+        letter of every word."""
         texts = [json.loads(w) for w in words]
         encoded = [json.dumps(t, ensure_ascii=False)[1:-1] for t in texts]
         if any("\\" in e for e in encoded):
             raise self.refuse("a JSON string other than a key with escapes")
-        free = _raw(f'(?:{_STRING_CHAR})*"', _CAT)
         escape = _raw(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})', _CAT)
 
-        def node(prefix: str) -> _R:
-            nexts = sorted(
+        def nexts(prefix: str) -> list[str]:
+            return sorted(
                 {e[len(prefix)] for e in encoded if e.startswith(prefix) and len(e) > len(prefix)}
             )
-            alts: list[_R | None] = [_cat(_lit(c), node(prefix + c)) for c in nexts]
-            other = _set(['"', "\\", *map(chr, range(0x20)), *nexts], negated=True)
-            alts.append(_cat(other, free))
-            alts.append(_cat(escape, free))
-            if prefix not in encoded:
-                alts.append(_lit('"'))
-            found = _alt(alts)
+
+        def leaving(prefix: str) -> _R:
+            """The rest of a beginning that leaves every word at its last character."""
+            after = nexts(prefix)
+            other = _set(['"', "\\", *map(chr, range(0x20)), *after], negated=True)
+            alts = [_cat(_lit(c), leaving(prefix + c)) for c in after]
+            found = _alt([*alts, other, escape])
             assert found is not None
             return found
 
-        return self._seq(_lit('"'), node(""))
+        def unfinished(prefix: str) -> _R | None:
+            """The rest of a beginning of a word that is no word (None: there is none)."""
+            alts = [_cat(_lit(c), unfinished(prefix + c)) for c in nexts(prefix)]
+            alts = [a for a in alts if a is not None]
+            if prefix not in encoded:
+                alts.append(_EMPTY)
+            return _alt(alts)
+
+        free = _raw(f"(?:{_STRING_CHAR})*", _CAT)
+        left = self._seq(leaving(""), free)
+        short = unfinished("")
+        body = left if short is None else _alt([left, short])
+        assert body is not None
+        return self._seq(_lit('"'), body, _lit('"'))
 
 
 # -- the lowered grammar ---------------------------------------------------------------------
