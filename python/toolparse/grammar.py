@@ -743,7 +743,10 @@ def _commits_in_lookahead(node: Node, inside: bool, rules: dict[str, Node], seen
     return any(_commits_in_lookahead(child, inside, rules, seen) for child in _children(node))
 
 
-def _nullable(node: Node, rules: dict[str, bool]) -> bool:
+def _nullable(node: Node, rules: dict[str, bool], handlers: bool = True) -> bool:
+    """Whether the node may match the empty string (rules: the rules' answers so far);
+    without handlers, a recover() counts by its item alone (the grammar exports drop the
+    handler)."""
     if isinstance(node, Lit | Json):
         return False
     if isinstance(node, Until):
@@ -753,15 +756,16 @@ def _nullable(node: Node, rules: dict[str, bool]) -> bool:
     if isinstance(node, (Ws, Cut, Eof, Opt, Ahead, Const)):
         return True
     if isinstance(node, Many):
-        return not node.at_least_one or _nullable(node.item, rules)
+        return not node.at_least_one or _nullable(node.item, rules, handlers)
     if isinstance(node, Seq):
-        return all(_nullable(i, rules) for i in node.items)
+        return all(_nullable(i, rules, handlers) for i in node.items)
     if isinstance(node, Choice):
-        return any(_nullable(a, rules) for a in node.alts)
+        return any(_nullable(a, rules, handlers) for a in node.alts)
     if isinstance(node, Tag):
-        return _nullable(node.item, rules)
+        return _nullable(node.item, rules, handlers)
     if isinstance(node, Recover):
-        return _nullable(node.item, rules) or _nullable(node.handler, rules)
+        item = _nullable(node.item, rules, handlers)
+        return item or (handlers and _nullable(node.handler, rules, handlers))
     if isinstance(node, Ref):
         return rules.get(node.name, False)
     return False

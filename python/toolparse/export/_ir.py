@@ -418,18 +418,8 @@ def _text_rounds(item: g.Node, rules: Mapping[str, g.Node]) -> tuple[g.Until, li
 
 
 def _lowered_nullable(node: g.Node, rules: dict[str, bool]) -> bool:
-    """Whether the node, lowered, may match the empty string: as g._nullable, but a
-    recover() is its item (the lowering drops the handler)."""
-    if isinstance(node, g.Recover):
-        return _lowered_nullable(node.item, rules)
-    if isinstance(node, (g.Seq, g.Choice, g.Tag, g.Many)):
-        kids = [_lowered_nullable(c, rules) for c in g._children(node)]
-        if isinstance(node, g.Seq):
-            return all(kids)
-        if isinstance(node, g.Many):
-            return not node.at_least_one or kids[0]
-        return any(kids)
-    return g._nullable(node, rules)
+    """Whether the node, lowered, may match the empty string (a recover() is its item)."""
+    return g._nullable(node, rules, handlers=False)
 
 
 def _alts(e: Expr | None) -> tuple[Expr, ...]:
@@ -804,7 +794,9 @@ class Lowerer:
         # orders allow it: a regex writes every member out in full
         if args is None:
             return _seq([before, name, after])
-        name_first = _seq([name, Optional_(_seq([after, sep, args]))])
+        then_args = _seq([after, sep, args])
+        assert then_args is not None  # each of them matches something
+        name_first = _seq([name, Optional_(then_args)])
         args_first = _seq([args, after, sep, name])
         return _seq([before, _alt([name_first, args_first]), after])
 

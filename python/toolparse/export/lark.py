@@ -25,9 +25,10 @@ from ._regex import (
 )
 from .regex import lexeme_writer as regex_writer
 
-# the largest lexeme tried_first writes (characters of regex): llguidance builds a lexer
+# the largest lexeme a call after a marker that is also text is written as (tried_first,
+# and alone()'s call of any tool), in characters of regex: llguidance builds a lexer
 # configuration for the grammar's lexemes at the start, and a list of calls whose objects
-# take any other key (xlam's fenced list) runs to most of a megabyte
+# take any other key (xlam's fenced list, with eleven tools) runs to hundreds of kilobytes
 _TRIED_SIZE = 100_000
 
 
