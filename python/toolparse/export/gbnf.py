@@ -162,9 +162,14 @@ class _Writer:
         """Text holding none of the stops; cut_short: instead, a beginning of a stop that
         the end of the output cuts short (ir.CutShort): the same automaton from its
         start to any other state, never back."""
+        key = f"text:{stops!r}:{min1}:{cut_short}"
+        if key not in self.names:  # the same text's rules, written once
+            self.names[key] = self._text(stops, min1, cut_short)
+        return self.names[key]
+
+    def _text(self, stops: Sequence[g.Stop], min1: bool, cut_short: bool) -> str:
         auto = text_automaton(stops)
         base = f"text-{len(self.names)}"
-        self.names[f"text:{stops!r}:{len(self.names)}"] = base
         state = [f"{base}-{i}" for i in range(len(auto.moves))]
         bodies = []
         for moves in auto.moves:
@@ -197,10 +202,13 @@ class _Writer:
 
     def string_except(self, words: Sequence[str]) -> str:
         """A JSON string token other than these (unescaped) contents."""
+        key = f"strx:{sorted(words)}"
+        if key in self.names:  # the same words' rules, written once
+            return f'( "\\"" {self.names[key]} )'
         prefixes = by_length(w[:k] for w in words for k in range(len(w) + 1))
         base = f"strx-{len(self.names)}"
-        self.names[f"strx:{sorted(words)}:{len(self.names)}"] = base
         state = {p: f"{base}-{i}" for i, p in enumerate(prefixes)}
+        self.names[key] = state[""]
         free = f"{base}-free"
         self.rules[free] = 'json-char* "\\""'
         for p in prefixes:
