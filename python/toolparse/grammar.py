@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json as _json
 import struct
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -771,17 +771,14 @@ def _nullable(node: Node, rules: dict[str, bool], handlers: bool = True) -> bool
     return False
 
 
-def _nullable_rules(
-    rules: Mapping[str, Node],
-    nullable: Callable[[Node, dict[str, bool]], bool] = _nullable,
-) -> dict[str, bool]:
-    """Which rules may match the empty string, by `nullable` (a fixed point)."""
+def _nullable_rules(rules: Mapping[str, Node], handlers: bool = True) -> dict[str, bool]:
+    """Which rules may match the empty string (a fixed point; handlers: as _nullable)."""
     known = dict.fromkeys(rules, False)
     changed = True
     while changed:
         changed = False
         for name, node in rules.items():
-            if not known[name] and nullable(node, known):
+            if not known[name] and _nullable(node, known, handlers):
                 known[name] = changed = True
     return known
 

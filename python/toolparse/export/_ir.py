@@ -417,11 +417,6 @@ def _text_rounds(item: g.Node, rules: Mapping[str, g.Node]) -> tuple[g.Until, li
     return (texts[0], others) if len(texts) == 1 else None
 
 
-def _lowered_nullable(node: g.Node, rules: dict[str, bool]) -> bool:
-    """Whether the node, lowered, may match the empty string (a recover() is its item)."""
-    return g._nullable(node, rules, handlers=False)
-
-
 def _alts(e: Expr | None) -> tuple[Expr, ...]:
     """An expression's alternatives (itself where it is no alternation)."""
     if e is None:
@@ -482,7 +477,8 @@ class Lowerer:
                     changed = True
         self.rule_roles = roles
         self.nullable = g._nullable_rules(grammar.rules)
-        self.lowered_nullable = g._nullable_rules(grammar.rules, _lowered_nullable)
+        # as the lowering writes them: a recover() is its item (its handler is dropped)
+        self.lowered_nullable = g._nullable_rules(grammar.rules, handlers=False)
         # a node the grammar uses in several places lowers once per context, so the
         # exports can write it once (share())
         self._memo: dict[tuple[int, _Ctx], Expr | None] = {}
@@ -692,7 +688,7 @@ class Lowerer:
             return []
         tail = _last_nonempty(items)
         first = tail
-        while first > 0 and _lowered_nullable(items[first], self.lowered_nullable):
+        while first > 0 and g._nullable(items[first], self.lowered_nullable, handlers=False):
             first -= 1
         ends: list[Expr | None] = []
         for k in range(first, tail):
