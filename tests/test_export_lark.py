@@ -178,7 +178,7 @@ def compiled(lark: str, limits: Any = None) -> Any:
     return matcher
 
 
-def taken_by(lark: str, data: bytes, complete: bool = True, limits: Any = None) -> str | None:
+def run(lark: str, data: bytes, complete: bool = True, limits: Any = None) -> str | None:
     """None if the grammar takes data (and, complete, lets the output end there), else
     where it stopped.  validate_tokens commits nothing: the compiled matcher is left at
     its start for the next output."""
@@ -191,12 +191,6 @@ def taken_by(lark: str, data: bytes, complete: bool = True, limits: Any = None) 
     if taken < len(tokens):
         return "refused the end of the output"
     return None
-
-
-def run(lark: str, data: bytes, complete: bool = True) -> str | None:
-    """None if the grammar takes data (and, complete, lets the output end there), else
-    where it stopped."""
-    return taken_by(lark, data, complete)
 
 
 def _violates_schema(fx: Fixture) -> bool:

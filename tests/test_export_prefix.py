@@ -132,9 +132,9 @@ GENERIC = [
 
 def _lark_takes(lark: str, data: bytes) -> bool:
     pytest.importorskip("llguidance")
-    from test_export_lark import taken_by
+    from test_export_lark import run
 
-    return taken_by(lark, data) is None
+    return run(lark, data) is None
 
 
 @pytest.mark.parametrize(("output", "taken"), GENERIC)

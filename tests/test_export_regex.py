@@ -32,7 +32,7 @@ from test_export_lark import (
     known_params,
     named,
     reading_params,
-    taken_by,
+    run,
 )
 from toolparse.export import _ranges
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
@@ -60,7 +60,7 @@ def walk(regex: str, data: bytes, complete: bool = True) -> str | None:
     index is not used for this: from an accepting state it leaves out a one-byte token
     that leads to a state that is not accepting (after `a`, `a(?:bc)?` refuses `b`), so
     content followed by a marker cannot be walked one byte at a time."""
-    return taken_by(as_lark(regex), data, complete, LIMITS)
+    return run(as_lark(regex), data, complete, LIMITS)
 
 
 # the largest expressions (a JSON list of calls with keys in any order, eleven tools) are

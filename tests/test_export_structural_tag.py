@@ -24,7 +24,7 @@ llguidance = pytest.importorskip("llguidance")
 from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
 
 from engines import FIXTURES, Fixture  # noqa: E402
-from test_export_lark import TOKENIZER, kind  # noqa: E402
+from test_export_lark import compiled, kind  # noqa: E402
 
 # xgrammar's structural tag, the "format" shape: a triggered_tags format whose tags are
 # begin / content / end, the content a JSON Schema or an EBNF grammar (xgrammar's
@@ -249,16 +249,9 @@ def _tags(name: str) -> dict[str, list[tuple[bytes, str, bytes]]]:
     return out
 
 
-@cache
-def _matcher(lark: str) -> Any:
-    matcher = llguidance.LLMatcher(TOKENIZER, lark, log_level=0)
-    assert not matcher.is_error(), matcher.get_error()
-    return matcher
-
-
 def _body_ends(lark: str, data: bytes) -> list[int]:
     """The lengths of the prefixes of data the grammar takes whole."""
-    matcher = _matcher(lark).deep_copy()  # compiled once per grammar
+    matcher = compiled(lark).deep_copy()  # compiled once per grammar
     ends = [0] if matcher.is_accepting() else []
     for at, byte in enumerate(data):
         if not matcher.consume_token(byte):
