@@ -191,14 +191,14 @@ def test_a_text_with_stops_refuses_the_prefixes_at_its_start(min1: bool) -> None
     import itertools
 
     from toolparse.export import _ir as ir
-    from toolparse.export.regex import stop_free_text, text_not_beginning
+    from toolparse.export.regex import stops_text, text_not_beginning
 
     stops = (g.Stop(b"<|m|>"),)
     prefixes = (ir.Seq((ir.Ws(), ir.Lit(b"to="))), ir.Lit(b"<|x"))
     found = text_not_beginning(stops, min1, prefixes)
     assert found is not None
     written = re.compile(found.text)
-    text = re.compile(stop_free_text(["<|m|>"], min1).text)
+    text = re.compile(stops_text(stops, min1).text)
     prefix = re.compile(r"[ \t\r\n]*to=|<\|x")
     for n in range(6):
         for chars in itertools.product("<|m>xto= b", repeat=n):

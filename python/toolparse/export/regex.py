@@ -193,22 +193,6 @@ def _times(r: _R, low: int, high: int | None) -> _R:
 # -- text holding none of a set of stops -----------------------------------------------------
 
 
-def stop_free_text(markers: Iterable[str], min1: bool) -> _R:
-    """Text that holds none of the markers and does not end with the beginning of one.
-
-    A marker lies within a run of the characters markers are made of, so the text is a
-    sequence of pieces that each bring the markers' automaton (a state per beginning of a
-    marker read so far) back to its start: a run of marker characters that returns there
-    by itself, or one that stops anywhere short of a marker followed by any other
-    character.  Both runs are found by eliminating the automaton's states deepest first;
-    the one class holding every other character (all of Unicode) is written once, which
-    keeps a byte-level DFA of the text small."""
-    found = _outer_markers(markers)
-    if not found:
-        return _star(_raw("(?s:.)", _ATOM), 1 if min1 else 0)
-    return _text_pieces(*_marker_automaton(found), min1)
-
-
 def _outer_markers(markers: Iterable[str]) -> set[str]:
     """The markers that hold no other one (a text holding the other holds them)."""
     found = set(markers)
@@ -246,24 +230,38 @@ def _follow_automaton(stops: Sequence[g.Stop]) -> Automaton:
     return edges, list(range(len(auto.moves))), sorted(auto.alphabet)
 
 
-def follow_text(stops: Sequence[g.Stop], min1: bool) -> _R:
-    """Text holding none of the stops, where a stop with follow texts counts only where
-    optional whitespace and one of them come after its marker (so a value may hold its
-    own closing tag): _regex.text_automaton's states, eliminated as above."""
-    return _text_pieces(*_follow_automaton(stops), min1)
+def _stops_automaton(stops: Sequence[g.Stop]) -> Automaton | None:
+    """The automaton of a text holding none of the stops (None: no marker to hold): a
+    stop with follow texts counts only where optional whitespace and one of them come
+    after its marker (so a value may hold its own closing tag), by
+    _regex.text_automaton's states; else the markers' own."""
+    if any(s.follow for s in stops):
+        return _follow_automaton(stops)
+    found = _outer_markers(s.marker.decode("utf-8") for s in stops)
+    return _marker_automaton(found) if found else None
+
+
+def stops_text(stops: Sequence[g.Stop], min1: bool) -> _R:
+    """Text that holds none of the stops and does not end with the beginning of one.
+
+    A marker lies within a run of the characters markers are made of, so the text is a
+    sequence of pieces that each bring the markers' automaton (a state per beginning of a
+    marker read so far) back to its start: a run of marker characters that returns there
+    by itself, or one that stops anywhere short of a marker followed by any other
+    character.  Both runs are found by eliminating the automaton's states deepest first;
+    the one class holding every other character (all of Unicode) is written once, which
+    keeps a byte-level DFA of the text small."""
+    auto = _stops_automaton(stops)
+    if auto is None:
+        return _star(_raw("(?s:.)", _ATOM), 1 if min1 else 0)
+    return _text_pieces(*auto, min1)
 
 
 def cut_short(stops: Sequence[g.Stop]) -> _R | None:
     """A beginning of a stop's marker that the end of the output cuts short (ir.CutShort):
     the automaton's ways from its start to any other state that do not come back."""
-    if any(s.follow for s in stops):
-        edges, states, _ = _follow_automaton(stops)
-    else:
-        found = _outer_markers(s.marker.decode("utf-8") for s in stops)
-        if not found:
-            return None
-        edges, states, _ = _marker_automaton(found)
-    return _to_start(edges, states)[1]
+    auto = _stops_automaton(stops)
+    return None if auto is None else _to_start(auto[0], auto[1])[1]
 
 
 _DEAD = "<dead>"  # no pattern can begin here any more
@@ -272,7 +270,7 @@ _DEAD = "<dead>"  # no pattern can begin here any more
 def text_not_beginning(
     stops: Sequence[g.Stop], min1: bool, patterns: Sequence[ir.Expr]
 ) -> _R | None:
-    """Text holding none of the stops (as follow_text) that begins with none of the
+    """Text holding none of the stops (as stops_text) that begins with none of the
     patterns: the text's automaton run beside the patterns' derivatives, a state that
     completes a pattern left out, and the states eliminated.  None where a pattern is
     not of ASCII literals and whitespace."""
@@ -692,9 +690,7 @@ class _Writer:
         if isinstance(e, ir.Text):
             if e.not_first and (found := text_not_beginning(e.stops, e.min1, e.not_first)):
                 return found
-            if any(s.follow for s in e.stops):
-                return follow_text(e.stops, e.min1)
-            return stop_free_text([s.marker.decode("utf-8") for s in e.stops], e.min1)
+            return stops_text(e.stops, e.min1)
         if isinstance(e, ir.CutShort):
             return cut_short(e.stops)
         if isinstance(e, ir.CharRun):
