@@ -74,10 +74,6 @@ _M3_UNTYPED = (
 )
 # Fixtures the export cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
-    "xlam/marker_text_inside_string_arguments": "a bare JSON list is also content (ordered "
-    "choice is a union): llguidance's greedy lexer reads the list's `[` and the next "
-    "character as one text lexeme, longer than the literal `[`, so only the content reading "
-    "is left, and content cannot hold `[TOOL_CALLS]`",
     "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": "parameter names are "
     "limited to the schema's properties",
     "mistral/reasoning_content_and_call": "llguidance checks the date-time format, which the "
@@ -108,6 +104,7 @@ KNOWN: dict[str, str] = {
             "kimi_k2",
             "nemotron_v2",
             "phi4_mini",
+            "xlam",
         )
     },
     "minimax_m3/leaf_typing_by_schema": _M3_UNTYPED + "`n/a` in a number array is taken",
@@ -120,9 +117,6 @@ KNOWN: dict[str, str] = {
         for fid in (
             "dots/garbage_block_and_stray_closer",
             "markdown_json/two_objects_in_one_fence_are_invalid",
-            "xlam/broken_fence_then_text",
-            "xlam/stringified_arguments_are_invalid",
-            "xlam/unknown_tool_and_known_tool",
         )
     },
 }
@@ -134,8 +128,6 @@ TOOL_CHOICE_KNOWN = {
     # right; the export lets them through another alternative (ordered choice is a union,
     # recovery is dropped)
     "internlm": 'with tool_choice "none" the call is read as content',
-    "xlam": "llguidance's greedy lexer takes the bare list's `[{` as a content lexeme, longer "
-    "than the list's `[`: with a call required the example is refused",
 }
 
 
@@ -293,25 +285,6 @@ _AS_CONTENT = (
 )
 # Clean fixtures the Lark export takes (test_fixture) but not under reading_choice, and why.
 READING_KNOWN: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            *(
-                f"xlam/{case}"
-                for case in (
-                    "json_fence_after_text",
-                    "nested_arguments_with_escapes_and_unicode",
-                    "parallel_calls_bare_list",
-                    "reasoning_then_list",
-                    "single_call_bare_list",
-                    "stray_think_close_then_list",
-                    "tool_names_that_are_prefixes",
-                )
-            ),
-            "granite/plain_text_tool_call_opener",
-            "muse/two_invokes_in_one_block",
-        ),
-        _AS_CONTENT,
-    ),
     # auto takes these only by reading the call marker in reasoning as a call
     **dict.fromkeys(
         (

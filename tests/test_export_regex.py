@@ -112,8 +112,6 @@ KNOWN: dict[str, str] = {
     "gpt_oss/unknown_tool": _EMPTY_RECIPIENT,
     "hermes/extra_keys_ignored": _UNDECLARED,
     "inkling/typed_values": _DEPTH,
-    "internlm/malformed_json_then_valid_block": _STRAY_OPENER,
-    "internlm/unknown_tool_then_known_tool": _STRAY_OPENER,
     "ling3/typed_values_every_schema_type": _DEPTH,
     "markdown_json/two_objects_in_one_fence_are_invalid": _CONTENT,
     "markdown_json/unknown_tool": _CONTENT,
@@ -123,7 +121,6 @@ KNOWN: dict[str, str] = {
     "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": _NAMES,
     "qwen3_coder/typed_values_every_schema_type": _DEPTH,
     "seed_oss/typed_values_every_schema_type": _DEPTH,
-    "xlam/broken_fence_then_text": _SPLIT_TEXT,
 }
 
 
@@ -163,7 +160,7 @@ NAMES = sorted({fx.format for fx in FIXTURES})
 # Formats whose first example the tool-choice test cannot hold to, and why.
 _NONE = 'with tool_choice "none" the call is taken, as content (any text is)'
 TOOL_CHOICE_KNOWN: dict[str, str] = {
-    **{name: _NONE for name in ("functionary_v3_2", "gpt_oss", "internlm", "markdown_json")},
+    **{name: _NONE for name in ("functionary_v3_2", "gpt_oss", "markdown_json")},
 }
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import grammar as g
-from ._prefix import commit_prefixes, exclusions
+from ._prefix import after_literals, commit_prefixes, exclusions
 
 # -- the expression language -------------------------------------------------------------
 
@@ -392,29 +392,32 @@ def union(alts: Sequence[Expr | None]) -> Expr | None:
 
 def _text_rounds(item: g.Node, rules: Mapping[str, g.Node]) -> tuple[g.Until, list[g.Node]] | None:
     """A repeated choice's one text alternative (directly, through tags and rules, or
-    one alternative of a choice among its alternatives) and the other alternatives."""
-
-    def bare(n: g.Node) -> g.Node:
-        # through rules and the tags of text (a call's tags specialise what they hold)
-        while isinstance(n, g.Ref) or (isinstance(n, g.Tag) and n.role in _TEXT_ROLES):
-            n = n.item if isinstance(n, g.Tag) else rules[n.name]
-        return n
-
-    choice = bare(item)
+    one alternative of a choice among its alternatives) and all its alternatives in
+    their order, that one's choice opened (the text among them)."""
+    choice = _bare_text(item, rules)
     if not isinstance(choice, g.Choice):
         return None
     texts: list[g.Until] = []
-    others: list[g.Node] = []
+    parts: list[g.Node] = []
     for alt in choice.alts:
-        inner = bare(alt)
-        parts = list(inner.alts) if isinstance(inner, g.Choice) else [alt]
-        found = [bare(p) for p in parts if isinstance(bare(p), g.Until)]
-        if isinstance(inner, g.Until) or (isinstance(inner, g.Choice) and len(found) == 1):
-            texts += [t for t in found if isinstance(t, g.Until)]
-            others += [p for p in parts if not isinstance(bare(p), g.Until)]
+        inner = _bare_text(alt, rules)
+        opened = list(inner.alts) if isinstance(inner, g.Choice) else [alt]
+        found = [_bare_text(p, rules) for p in opened]
+        if isinstance(inner, g.Until) or (
+            isinstance(inner, g.Choice) and sum(isinstance(f, g.Until) for f in found) == 1
+        ):
+            texts += [f for f in found if isinstance(f, g.Until)]
+            parts += opened
         else:
-            others.append(alt)
-    return (texts[0], others) if len(texts) == 1 else None
+            parts.append(alt)
+    return (texts[0], parts) if len(texts) == 1 else None
+
+
+def _bare_text(n: g.Node, rules: Mapping[str, g.Node]) -> g.Node:
+    """n through rules and the tags of text (a call's tags specialise what they hold)."""
+    while isinstance(n, g.Ref) or (isinstance(n, g.Tag) and n.role in _TEXT_ROLES):
+        n = n.item if isinstance(n, g.Tag) else rules[n.name]
+    return n
 
 
 def _alts(e: Expr | None) -> tuple[Expr, ...]:
@@ -886,14 +889,18 @@ class Lowerer:
         alternative of the repeated choice or of a choice among them) or at least one
         round is required.  end: the context of the last time round, where the output
         may end after it."""
-        split = _text_rounds(node.item, self.grammar.rules)
+        rules = self.grammar.rules
+        split = _text_rounds(node.item, rules)
         if split is None or least:
             return None
-        text_node, other_nodes = split
+        text_node, parts = split
         text = self.node(text_node, ctx)
-        others = _alt([self.node(o, ctx) for o in other_nodes])
         if text is None:
             return None
+        bare = [_bare_text(p, rules) for p in parts]
+        other = [k for k, b in enumerate(bare) if b is not text_node]
+        other_nodes = [parts[k] for k in other]
+        others = _alt([self.node(o, ctx) for o in other_nodes])
         # where the output may end after the last time round: a text may end with a
         # marker cut short, and a round of the others may end it in a way of its own (a
         # block left open); both written once, after the rounds (a text's cut-short end,
@@ -908,8 +915,18 @@ class Lowerer:
         ending = EMPTY if found is None else Optional_(found)
         if others is None:
             return _seq([Optional_(text), ending])
-        # text? (others text?)*: each text written twice, the others once
-        round_ = _seq([others, Optional_(text)])
+        # text? (others text?)*: each text written twice, the others once.  A literal
+        # alone is followed by a text that may not begin with the rest of what an
+        # earlier alternative commits to after that literal (```, then
+        # `json\n[{"name":`, is a fenced list, not a fence and a text)
+        refused = after_literals(bare, rules) if isinstance(text, Text) else {}
+        plain = _alt([self.node(parts[k], ctx) for k in other if k not in refused])
+        rounds = [None if plain is None else _seq([plain, Optional_(text)])]
+        for k, more in sorted(refused.items()):
+            assert isinstance(text, Text)
+            after = replace(text, not_first=(*text.not_first, *(self.pattern(d) for d in more)))
+            rounds.append(_seq([self.node(parts[k], ctx), Optional_(after)]))
+        round_ = _alt(rounds)
         assert round_ is not None
         return _seq([Optional_(text), Repeat(round_, 0), ending])
 

@@ -66,7 +66,12 @@ def _simple(node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str]) -> 
         item = _simple(node.item, rules, seen)
         return None if item is None else g.Opt(item)
     if isinstance(node, (g.Seq, g.Choice)):
-        parts = [_simple(i, rules, seen) for i in g._children(node)]
+        items = list(g._children(node))
+        if isinstance(node, g.Seq) and items and isinstance(items[-1], g.Ahead):
+            if items[-1].negate:
+                return None
+            items[-1] = items[-1].item  # what it looks for comes next: the prefix holds it
+        parts = [_simple(i, rules, seen) for i in items]
         if any(p is None for p in parts):
             return None
         found = tuple(p for p in parts if p is not None)
@@ -144,7 +149,8 @@ def commit_prefixes(
     node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str] = frozenset()
 ) -> list[g.Node]:
     """The prefixes that commit the parser to node once matched: what comes before a cut
-    at its head (a lookahead right before the cut counts as what it looks for)."""
+    at its head (a lookahead right before the cut counts as what it looks for, and one
+    first where what follows it reads the beginning of what it looks for)."""
     if isinstance(node, g.Tag):
         return commit_prefixes(node.item, rules, seen)
     if isinstance(node, g.Ref):
@@ -160,6 +166,13 @@ def commit_prefixes(
         head = list(node.items[:cut])
         if isinstance(head[-1], g.Ahead) and not head[-1].negate:
             head[-1] = head[-1].item
+        elif isinstance(head[0], g.Ahead) and not head[0].negate:
+            # a lookahead first, then the beginning of what it looks for: what it looks
+            # for commits (```` ``` ```` then json and a list, before the fence is read)
+            looked = head[0].item
+            items = looked.items if isinstance(looked, g.Seq) else (looked,)
+            if [repr(i) for i in head[1:]] == [repr(i) for i in items[: len(head) - 1]]:
+                head = [looked]
         found = _head(head, rules)
         if found is not None and not nullable(found) and _regular(found, frozenset()):
             return [found]
@@ -201,24 +214,100 @@ def derive_text(node: g.Node, data: bytes) -> g.Node | None:
     return found
 
 
+class _WsEnds:
+    """Whether what follows a node never begins with whitespace, because the node ends
+    with a ws() item (which takes all there is) or a text up to stops that do not begin
+    with whitespace: after every match (closes), or after every match but an empty one
+    (ends)."""
+
+    def __init__(self, rules: Mapping[str, g.Node], nullable: dict[str, bool]) -> None:
+        self.rules = rules
+        self.nullable = nullable
+        # the greatest fixed point: a rule that calls itself ends as its other parts do
+        self.known = {name: (True, True) for name in rules}
+        changed = True
+        while changed:
+            changed = False
+            for name, body in rules.items():
+                found = (self.ends(body), self.closes(body))
+                if found != self.known[name]:
+                    self.known[name] = found
+                    changed = True
+
+    def last(self, items: Sequence[g.Node], empty: bool) -> bool:
+        """Whether what follows the items never begins with whitespace; empty: the
+        answer where they all matched nothing."""
+        for item in reversed(items):
+            if self.closes(item):
+                return True
+            if not self.ends(item):
+                return False
+            if not g._nullable(item, self.nullable, handlers=False):
+                return True
+        return empty
+
+    def ends(self, node: g.Node) -> bool:
+        if isinstance(node, (g.Ws, g.Cut, g.Ahead, g.Eof, g.Const)):
+            return True
+        if isinstance(node, (g.Opt, g.Many, g.Tag, g.Recover)):
+            return self.ends(node.item)  # the exports drop a recovery's handler
+        if isinstance(node, g.Choice):
+            return all(self.ends(a) for a in node.alts)
+        if isinstance(node, g.Seq):
+            return self.last(node.items, True)
+        if isinstance(node, g.Ref):
+            return self.known.get(node.name, (False, False))[0]
+        return False
+
+    def closes(self, node: g.Node) -> bool:
+        if isinstance(node, g.Ws):
+            return True
+        if isinstance(node, g.Until):
+            # it ends where a stop begins, or at the end of the output
+            return not any(s.marker[0] in WS_BYTES for s in node.stops)
+        if isinstance(node, (g.Tag, g.Recover)) or (isinstance(node, g.Many) and node.at_least_one):
+            return self.closes(node.item)
+        if isinstance(node, g.Choice):
+            return all(self.closes(a) for a in node.alts)
+        if isinstance(node, g.Seq):
+            return self.last(node.items, False)
+        if isinstance(node, g.Ref):
+            return self.known.get(node.name, (False, False))[1]
+        return False
+
+
 def _after_ws(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
-    """The nodes (by id) that every place holding them has right after whitespace in a
-    sequence: what they match never begins with whitespace."""
-    before: dict[int, list[bool]] = {}
-
-    def record(item: g.Node, after_ws: bool) -> None:
-        before.setdefault(id(item), []).append(after_ws)
-        if isinstance(item, g.Ref) and item.name in rules:
-            before.setdefault(id(rules[item.name]), []).append(after_ws)
-
+    """The nodes (by id) that every place holding them has right after whitespace: after
+    a ws() item, or after what ends with one (where that matched nothing, after what
+    came before it), or first in what is itself after whitespace.  What they match
+    never begins with whitespace."""
+    ws = _WsEnds(rules, g._nullable_rules(rules, handlers=False))
+    after: dict[int, bool] = {}
     for n in nodes:
-        if isinstance(n, g.Seq):
-            for k, item in enumerate(n.items):
-                record(item, k > 0 and isinstance(n.items[k - 1], g.Ws))
-        else:
-            for item in g._children(n):
-                record(item, False)
-    return {k for k, v in before.items() if all(v)}
+        for item in g._children(n):
+            after[id(item)] = True
+        if isinstance(n, g.Ref) and n.name in rules:
+            after[id(rules[n.name])] = True
+
+    changed = True
+    while changed:
+        changed = False
+        for n in nodes:
+            here = after.get(id(n), False)
+            places: list[tuple[g.Node, bool]]
+            if isinstance(n, g.Seq):
+                places = [(i, ws.last(n.items[:k], here)) for k, i in enumerate(n.items)]
+            elif isinstance(n, g.Many):
+                places = [(n.item, here and ws.ends(n.item))]
+            elif isinstance(n, g.Ref) and n.name in rules:
+                places = [(rules[n.name], here)]
+            else:
+                places = [(i, here) for i in g._children(n)]
+            for item, at in places:
+                if not at and after[id(item)]:
+                    after[id(item)] = False
+                    changed = True
+    return {k for k, v in after.items() if v}
 
 
 Key = int | tuple[int, bytes]
@@ -255,6 +344,21 @@ def exclusions(
                 # cannot begin with whitespace, which the exports' texts may
                 committed.append(g.Seq((g.Ws(), p)) if id(choice) in after_ws else p)
     return {k: tuple(v) for k, v in found.items()}
+
+
+def after_literals(parts: Sequence[g.Node], rules: Mapping[str, g.Node]) -> dict[int, list[g.Node]]:
+    """For each alternative of a repeated ordered choice that is one literal alone (by
+    index), what the next round may not begin with: the rest after that literal of
+    each earlier alternative's commit prefix (where it goes on past it)."""
+    found: dict[int, list[g.Node]] = {}
+    committed: list[g.Node] = []
+    for k, part in enumerate(parts):
+        if isinstance(part, g.Lit) and committed:
+            derived = _derived(committed, part.text)
+            if derived:
+                found[k] = derived
+        committed += commit_prefixes(part, rules)
+    return found
 
 
 def _skippable_prefixes(node: g.Node, rules: Mapping[str, g.Node]) -> list[g.Node]:

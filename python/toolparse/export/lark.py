@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .. import grammar as g
@@ -19,6 +20,7 @@ from ._regex import (
     pattern_first,
     pattern_nullable,
     pattern_regex,
+    pattern_steps,
     run_steps,
     text_chunks,
     text_stops,
@@ -57,7 +59,40 @@ def _may_begin(items: Sequence[ir.Expr], byte: int) -> bool:
     return True
 
 
-def _split_prefixed(alts: Sequence[ir.Expr], special: Collection[bytes]) -> list[ir.Expr]:
+Branches = dict[bytes, list[Sequence[ir.Expr]]]
+
+
+def _branches(alts: Sequence[ir.Expr]) -> Branches:
+    """The alternatives that begin with a literal, as what follows it, by the literal."""
+    found: Branches = {}
+    for a in alts:
+        if (lead := _leading_literal(a)) is not None:
+            _merge(found, {lead: [a.items[1:] if isinstance(a, ir.Seq) else ()]})
+    return found
+
+
+def _rule_branches(rules: Mapping[str, ir.Expr]) -> dict[str, Branches]:
+    """The branches of each grammar rule's lowered forms together (`header`,
+    `header--zero`, `header--some`), by the rule's name: with a call required, the
+    rounds before the call (`header--zero`) and the call's round (`header--some`) begin
+    at the same place, and a literal of one that begins a longer one of the other
+    splits the longer one as within one choice."""
+    found: dict[str, Branches] = {}
+    for name, body in rules.items():
+        alts = body.alts if isinstance(body, ir.Alt) else (body,)
+        _merge(found.setdefault(name.split("--")[0], {}), _branches(alts))
+    return found
+
+
+def _merge(branches: Branches, more: Branches) -> None:
+    for literal, rests in more.items():
+        known = branches.setdefault(literal, [])
+        known += [r for r in rests if r not in known]
+
+
+def _split_prefixed(
+    alts: Sequence[ir.Expr], special: Collection[bytes], others: Branches | None = None
+) -> list[ir.Expr]:
     """The branches of a choice, a leading literal that another branch's leading literal
     begins split after that one where the shorter branch may go on with the longer one's
     next byte.  llguidance's lexer is greedy and does not back up: with the branches
@@ -66,11 +101,9 @@ def _split_prefixed(alts: Sequence[ir.Expr], special: Collection[bytes]) -> list
     shorter literal.  Where the shorter branch cannot go on so (`get_weather` then a
     newline, `get_weather_forecast`), the longer literal stays whole: split, its first
     part would end where a competing text lexeme goes on, and the greedy lexer would
-    drop it."""
-    branches: dict[bytes, list[Sequence[ir.Expr]]] = {}
-    for a in alts:
-        if (lead := _leading_literal(a)) is not None:
-            branches.setdefault(lead, []).append(a.items[1:] if isinstance(a, ir.Seq) else ())
+    drop it.  others: more branches that begin where these do."""
+    branches = _branches(alts)
+    _merge(branches, others or {})
     out: list[ir.Expr] = []
     for a in alts:
         lead = _leading_literal(a)
@@ -183,6 +216,21 @@ def _refused(patterns: Sequence[ir.Expr]) -> str:
     return "(?:" + "|".join(pattern_regex(p) for p in patterns) + ")"
 
 
+@dataclass(frozen=True)
+class _TextParts:
+    """A text's lexemes: its plain run (a regex), the prefix lexemes that may lead a
+    chunk ("" or "PREFIX_n* "), the chunk's definition, and the stops' texts."""
+
+    plain: str
+    lead: str
+    chunk: str
+    stops: frozenset[str]
+
+    @property
+    def stop_firsts(self) -> frozenset[str]:
+        return frozenset(t[0] for t in self.stops)
+
+
 class _Writer:
     def __init__(
         self,
@@ -202,6 +250,7 @@ class _Writer:
         self.rules: dict[str, str] = {}  # name -> body, rules of the writer's own
         self._texts: dict[tuple[tuple[str, ...], bool], str] = {}
         self._runs: dict[tuple[frozenset[int], tuple[ir.Expr, ...], bool], str] = {}
+        self._refusing: dict[tuple[Any, ...], str | None] = {}
 
     def terminal(self, definition: str, stem: str) -> str:
         if definition not in self.terminals:
@@ -325,11 +374,24 @@ class _Writer:
             stops = text_stops(g.Stop(s.marker) for s in e.stops)
         texts = (*stops.markers, *stops.atoms)
         lex = text_chunks(texts)
+        stop_firsts = {t[0] for t in texts}
+        chunk_definition = lex.get("chunk", "")
+        if "open" in lex:
+            chunk_definition += f" & ~({self.terminal(lex['open'], 'OPEN')} /(?s:.+)/)"
+        # a prefix of a marker is text only where a character that begins a marker
+        # comes next (within the text): a greedy lexer ends the prefix there, and
+        # nothing after it can then complete the marker
+        lead = f"{self.terminal(lex['prefix'], 'PREFIX')}* " if "prefix" in lex else ""
+        if chunk_definition and not stops.follow:
+            if any(pattern_first(n) & stop_firsts for n in e.not_first):
+                parts = _TextParts(lex["plain"], lead, chunk_definition, frozenset(texts))
+                found = self.refusing(parts, e.not_first, after_ws, leaf=True, first=True)
+                if found is not None:
+                    return found if e.min1 else f"({found})?"
         # what the text may not begin with (an earlier alternative's): the first lexeme
         # is then a plain run that does not begin with it, where it begins with no stop
-        # (one that may begin with a stop's first character is left out: the lexer
-        # splits the text there)
-        stop_firsts = {t[0] for t in texts}
+        # (one that may begin with a stop's first character is left out where it does
+        # not split as refusing() writes it: the lexer splits the text there)
         not_first = [n for n in e.not_first if not pattern_first(n) & stop_firsts]
         first_plain = None
         if not_first and not stops.follow:
@@ -343,17 +405,10 @@ class _Writer:
                 # lexer would keep only the text)
                 first += f" & ~/{WS}(?s:.*)/"
             first_plain = self.terminal(first, "PLAIN")
-        if "chunk" not in lex:
+        if not chunk_definition:
             plain = first_plain or self.terminal("/" + lex["plain"] + "/", "PLAIN")
             return f"{plain}{'' if e.min1 else '?'}"
-        chunk = lex["chunk"]
-        if "open" in lex:
-            chunk += f" & ~({self.terminal(lex['open'], 'OPEN')} /(?s:.+)/)"
-        chunk = self.terminal(chunk, "CHUNK")
-        # a prefix of a marker is text only where a character that begins a marker
-        # comes next (within the text): a greedy lexer ends the prefix there, and
-        # nothing after it can then complete the marker
-        lead = f"{self.terminal(lex['prefix'], 'PREFIX')}* " if "prefix" in lex else ""
+        chunk = self.terminal(chunk_definition, "CHUNK")
         if stops.follow:
             return self.follow_text(e, stops, lex["plain"], lead, chunk)
         plain = self.terminal("/" + lex["plain"] + "/", "PLAIN")
@@ -367,6 +422,118 @@ class _Writer:
         else:
             run = f"({plain} | {lead}{chunk})+"
         return run if e.min1 else f"({run})?"
+
+    def refusing(
+        self,
+        parts: _TextParts,
+        patterns: Sequence[ir.Expr],
+        nows: bool,
+        leaf: bool,
+        first: bool = False,
+    ) -> str | None:
+        """A rule for text that begins with none of the patterns, written in the
+        patterns' own lexemes: each first literal or whitespace, then a text that does
+        not begin with what must follow it; and, leaf, a text whose first lexeme begins
+        with none of them.  A pattern may begin with a head, a character that also
+        begins a stop (a bare list's `[`, where `[TOOL_CALLS]` is a stop): the text's
+        chunk from there would go on past the literal (`[{` past `[`) and the greedy
+        lexer would keep only the text, so the first chunk may not go on with what may
+        follow the head, and the text takes the head as the same literal.  nows: the
+        text does not begin with whitespace (a whitespace lexeme just ended); first:
+        the text's beginning (empty only as the caller allows).  None where the
+        patterns do not split so; "" where nothing may follow."""
+        key = (parts, tuple(patterns), nows, leaf, first)
+        if key in self._refusing:
+            return self._refusing[key]
+        steps: dict[ir.Expr, list[ir.Expr]] = {}
+        for p in patterns:
+            found = pattern_steps(p, nows)
+            if found is None:
+                return None
+            for lexeme, rest in found:
+                steps.setdefault(lexeme, []).append(rest)
+        name = f"text-refusing-{len(self._refusing)}"
+        self._refusing[key] = name
+        alts: list[str] = []
+        plain_refused: list[bytes] = []
+        chunk_refused: list[str] = []
+        for lexeme, rests in steps.items():
+            ends = any(pattern_nullable(r) for r in rests)  # the text may not go on past it
+            after: str | None
+            if isinstance(lexeme, ir.Ws):
+                after = "" if ends else self.refusing(parts, rests, True, leaf=True)
+            elif not isinstance(lexeme, ir.Lit):
+                after = None
+            elif any(t.encode() in lexeme.text for t in parts.stops):
+                continue  # the text never holds it
+            elif all(chr(b) not in parts.stop_firsts and b < 0x80 for b in lexeme.text):
+                plain_refused.append(lexeme.text)
+                after = "" if ends else self.refusing(parts, rests, False, leaf=True)
+            else:
+                after = self.head(parts, lexeme.text, rests, chunk_refused)
+            if after is None:
+                self._refusing[key] = None
+                return None
+            if after:
+                alts.append(f"{self.expr(lexeme).rstrip('?')} {after}")
+        if any(a != b and b.startswith(a) for a in plain_refused for b in plain_refused):
+            self._refusing[key] = None
+            return None  # the greedy lexer cannot decide between them
+        if leaf:
+            nows = nows or ir.Ws() in steps
+            alts += self.refusing_leaf(parts, plain_refused, chunk_refused, nows)
+            if not first:
+                alts.append('""')
+        self._refusing[key] = name if alts else ""
+        if alts:
+            self.rules[name] = " | ".join(alts)
+        return self._refusing[key]
+
+    def head(
+        self, parts: _TextParts, text: bytes, rests: Sequence[ir.Expr], chunk_refused: list[str]
+    ) -> str | None:
+        """What follows a head in a refusing text, the first chunk's refusal added to
+        chunk_refused; None where it does not split so (a longer literal, the head
+        alone refused, or what follows it could go on a stop or begin one)."""
+        if len(text) != 1 or any(pattern_nullable(r) for r in rests):
+            return None
+        ch = chr(text[0])
+        after = set().union(*(pattern_first(r) for r in rests))
+        goes_on = {t[1] for t in parts.stops if t[0] == ch and len(t) > 1}
+        if after & (parts.stop_firsts | goes_on | {"\x80"}):
+            return None
+        chunk_refused.append(escape(text) + char_class(ord(c) for c in after))
+        return self.refusing(parts, rests, False, leaf=False)
+
+    def refusing_leaf(
+        self,
+        parts: _TextParts,
+        plain_refused: Sequence[bytes],
+        chunk_refused: Sequence[str],
+        nows: bool,
+    ) -> list[str]:
+        """A non-empty text whose first plain lexeme begins with none of plain_refused
+        (nor whitespace, nows) and whose first chunk with none of chunk_refused."""
+        plain = self.terminal(f"/{parts.plain}/", "PLAIN")
+        chunk = self.terminal(parts.chunk, "CHUNK")
+        more = f"({plain} | {parts.lead}{chunk})*"
+        refused = [escape(x) for x in plain_refused] + ([WS] if nows else [])
+        first_plain = plain
+        if refused:
+            first_plain = self.terminal(
+                f"/{parts.plain}/ & ~/({'|'.join(refused)})(?s:.*)/", "PLAIN"
+            )
+        # a plain lexeme never follows the first one (see text)
+        alts = [f"{first_plain} ({parts.lead}{chunk} {more})?"]
+        if not chunk_refused:
+            return [*alts, f"{parts.lead}{chunk} {more}"]
+        first_chunk = self.terminal(
+            f"{parts.chunk} & ~/({'|'.join(chunk_refused)})(?s:.*)/", "CHUNK"
+        )
+        alts.append(f"{first_chunk} {more}")
+        if parts.lead:  # a beginning of a marker first: the chunk after it is not first
+            alts.append(f"{parts.lead.replace('*', '+')}{chunk} {more}")
+        return alts
 
     def cut_short(self, e: ir.CutShort) -> str:
         """Prefixes of the markers, then one lexeme of any beginning of a marker, that
@@ -512,10 +679,14 @@ def render(
     lowered: ir.Lowered, special_tokens: Collection[str] = (), every_call: ir.Lowered | None = None
 ) -> str:
     writer = _Writer(lowered, special_tokens, every_call)
-    lines = [
-        f"{name}: {writer.tried_first(body) or writer.alone(body) or writer.expr(body, top=True)}"
-        for name, body in lowered.rules.items()
-    ]
+    families = _rule_branches(lowered.rules)
+    lines = []
+    for name, body in lowered.rules.items():
+        if isinstance(body, ir.Alt):
+            others = families[name.split("--")[0]]
+            body = ir.Alt(tuple(_split_prefixed(body.alts, writer.special, others)))
+        text = writer.tried_first(body) or writer.alone(body) or writer.expr(body, top=True)
+        lines.append(f"{name}: {text}")
     lines += [f"{name}: {body}" for name, body in writer.rules.items()]
     lines += [f"{name}: {definition}" for definition, name in writer.terminals.items()]
     return "\n".join(lines) + "\n"
