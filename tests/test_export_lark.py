@@ -276,13 +276,6 @@ def check_reading(fx: Fixture, method: str, walk: Callable[[str, bytes, bool], s
     assert walk(export, fx.raw, True) is None
 
 
-_AS_CONTENT = (
-    "llguidance's greedy lexer takes the call's beginning into a longer content lexeme "
-    "(xlam: `[{`, a beginning of `[TOOL_CALLS]` and one more character, is longer than the "
-    "list's `[`; granite: the plain run of content is longer than `<tool_call>`'s first "
-    "piece), so only the content reading is left: auto takes the fixture as content, and "
-    "with a call required it is refused (llguidance reports ParserTooComplex at the end)"
-)
 # Clean fixtures the Lark export takes (test_fixture) but not under reading_choice, and why.
 READING_KNOWN: dict[str, str] = {
     # auto takes these only by reading the call marker in reasoning as a call

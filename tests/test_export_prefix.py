@@ -92,6 +92,58 @@ def test_a_choice_after_whitespace_refuses_the_prefix_after_whitespace() -> None
     assert _matches(refused, b" \n{") and _matches(refused, b"{")
 
 
+@pytest.mark.parametrize(
+    "before",
+    [
+        # a rule that ends with whitespace, or may match nothing after whitespace
+        g.seq(g.lit("<t>"), g.until("</t>"), g.lit("</t>"), g.ws()),
+        g.seq(g.ws(), g.opt(g.seq(g.lit("<t>"), g.ws()))),
+        # a text that ends where a stop begins (or at the end), its close optional
+        g.seq(g.lit("<t>"), g.until("</t>"), g.opt(g.seq(g.lit("</t>"), g.ws()))),
+    ],
+)
+def test_a_choice_after_what_ends_with_whitespace_refuses_the_prefix_after_it(
+    before: g.Node,
+) -> None:
+    run = g.chars("\x00-\xff")
+    grammar = {
+        "start": g.seq(g.ref("before"), g.ref("body")),
+        "before": before,
+        "body": g.seq(g.opt(g.seq(g.lit("{"), g.cut(), g.lit("}"))), run),
+    }
+    (refused,) = _prefix.exclusions(list(_nodes(grammar)), grammar)[id(run)]
+    assert _matches(refused, b" \n{") and _matches(refused, b"{")
+
+
+def test_a_choice_after_a_text_that_may_stop_at_whitespace_does_not() -> None:
+    run = g.chars("\x00-\xff")
+    grammar = {
+        "start": g.seq(g.until("\n"), g.opt(g.seq(g.lit("{"), g.cut(), g.lit("}"))), run),
+    }
+    (refused,) = _prefix.exclusions(list(_nodes(grammar)), grammar)[id(run)]
+    assert not _matches(refused, b" {") and _matches(refused, b"{")
+
+
+def test_a_lookahead_first_commits_to_what_it_looks_for() -> None:
+    head = g.seq(g.lit("```"), g.opt(g.lit("json")), g.ws(), g.lit("["))
+    fenced = g.seq(g.ahead(head), g.lit("```"), g.opt(g.lit("json")), g.cut(), g.ws())
+    (found,) = _prefix.commit_prefixes(fenced, {})
+    assert _matches(found, b"```json\n[") and _matches(found, b"```[")
+    assert not _matches(found, b"```") and not _matches(found, b"```python")
+    # what follows the lookahead reads otherwise than what it looks for: nothing
+    other = g.seq(g.ahead(head), g.lit("~~~"), g.cut())
+    assert _prefix.commit_prefixes(other, {}) == []
+
+
+def test_a_literal_alone_refuses_the_rest_of_an_earlier_head_in_the_next_round() -> None:
+    head = g.seq(g.lit("```"), g.opt(g.lit("json")), g.ws(), g.lit("["))
+    parts = [g.seq(head, g.cut()), g.until("```"), g.lit("```"), g.lit("<x>")]
+    found = _prefix.after_literals(parts, {})
+    assert set(found) == {2}  # <x> begins no earlier head
+    (rest,) = found[2]
+    assert _matches(rest, b"json\n[") and _matches(rest, b" [") and not _matches(rest, b"jso")
+
+
 def _nodes(rules: dict[str, g.Node]) -> list[g.Node]:
     from toolparse.export._ir import _nodes as every
 

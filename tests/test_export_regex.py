@@ -81,20 +81,9 @@ NOT_EXPRESSIBLE = {
     "minimax_m3": "holds itself",
 }
 
-# internlm: <|action_start|> not followed by <|plugin|> is text (an ordered choice after
-# the call); as a union the regex also reads a call's <|action_start|> that way, and
-# content may hold the rest of the call
-_STRAY_OPENER = (
-    "a broken or unknown call is taken as text: <|action_start|> is text where <|plugin|> "
-    "does not follow, and the regex (a union) reads it so where it does"
-)
 _EMPTY_RECIPIENT = (
     "a commentary channel with no recipient is taken only before `<|channel|>` (a lookahead, "
     "which the union drops): the call after it is read as stray text"
-)
-_SPLIT_TEXT = (
-    "a fence that opens no list is content (a lone ```), and the text after it may go on "
-    "with `json` and a list: the fenced list's commitment spans the two pieces"
 )
 _UNDECLARED = "properties the schema does not declare are refused"
 _ORDER = "an object's properties are taken only in the schema's declared order"
