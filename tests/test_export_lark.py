@@ -123,12 +123,7 @@ KNOWN: dict[str, str] = {
 
 
 # Formats whose first example the tool-choice test cannot hold to, and why.
-TOOL_CHOICE_KNOWN = {
-    # the parser reads these as a call of an unknown tool (an error), so refusing them is
-    # right; the export lets them through another alternative (ordered choice is a union,
-    # recovery is dropped)
-    "internlm": 'with tool_choice "none" the call is read as content',
-}
+TOOL_CHOICE_KNOWN: dict[str, str] = {}
 
 
 @cache

@@ -375,13 +375,7 @@ class _Writer:
         texts = (*stops.markers, *stops.atoms)
         lex = text_chunks(texts)
         stop_firsts = {t[0] for t in texts}
-        chunk_definition = lex.get("chunk", "")
-        if "open" in lex:
-            chunk_definition += f" & ~({self.terminal(lex['open'], 'OPEN')} /(?s:.+)/)"
-        # a prefix of a marker is text only where a character that begins a marker
-        # comes next (within the text): a greedy lexer ends the prefix there, and
-        # nothing after it can then complete the marker
-        lead = f"{self.terminal(lex['prefix'], 'PREFIX')}* " if "prefix" in lex else ""
+        lead, chunk_definition = self.chunk_lexemes(lex)
         if chunk_definition and not stops.follow:
             if any(pattern_first(n) & stop_firsts for n in e.not_first):
                 parts = _TextParts(lex["plain"], lead, chunk_definition, frozenset(texts))
@@ -423,6 +417,18 @@ class _Writer:
             run = f"({plain} | {lead}{chunk})+"
         return run if e.min1 else f"({run})?"
 
+    def chunk_lexemes(self, lex: Mapping[str, str]) -> tuple[str, str]:
+        """A text's prefix lexemes as they lead a chunk ("" or "PREFIX_n* "), and its
+        chunk's definition ("" where it has none), from text_chunks()."""
+        chunk = lex.get("chunk", "")
+        if "open" in lex:
+            chunk += f" & ~({self.terminal(lex['open'], 'OPEN')} /(?s:.+)/)"
+        # a prefix of a marker is text only where a character that begins a marker
+        # comes next (within the text): a greedy lexer ends the prefix there, and
+        # nothing after it can then complete the marker
+        lead = f"{self.terminal(lex['prefix'], 'PREFIX')}* " if "prefix" in lex else ""
+        return lead, chunk
+
     def refusing(
         self,
         parts: _TextParts,
@@ -457,6 +463,7 @@ class _Writer:
         alts: list[str] = []
         plain_refused: list[bytes] = []
         chunk_refused: list[str] = []
+        longer: list[str] = []  # heads of more than one character
         for lexeme, rests in steps.items():
             ends = any(pattern_nullable(r) for r in rests)  # the text may not go on past it
             after: str | None
@@ -468,6 +475,14 @@ class _Writer:
                 continue  # the text never holds it
             elif all(chr(b) not in parts.stop_firsts and b < 0x80 for b in lexeme.text):
                 plain_refused.append(lexeme.text)
+                after = "" if ends else self.refusing(parts, rests, False, leaf=True)
+            elif len(lexeme.text) > 1 and all(
+                chr(b) not in parts.stop_firsts and b < 0x80 for b in lexeme.text[1:]
+            ):
+                # the first chunk counts it as one more stop (`<|plugin|>`: `<|plu` and
+                # a character that leaves it is a chunk, `<|plugin|>` is none), so the
+                # literal outlives every chunk that begins it
+                longer.append(lexeme.text.decode())
                 after = "" if ends else self.refusing(parts, rests, False, leaf=True)
             else:
                 after = self.head(parts, lexeme.text, rests, chunk_refused)
@@ -481,7 +496,7 @@ class _Writer:
             return None  # the greedy lexer cannot decide between them
         if leaf:
             nows = nows or ir.Ws() in steps
-            alts += self.refusing_leaf(parts, plain_refused, chunk_refused, nows)
+            alts += self.refusing_leaf(parts, plain_refused, chunk_refused, longer, nows)
             if not first:
                 alts.append('""')
         self._refusing[key] = name if alts else ""
@@ -510,10 +525,12 @@ class _Writer:
         parts: _TextParts,
         plain_refused: Sequence[bytes],
         chunk_refused: Sequence[str],
+        longer: Sequence[str],
         nows: bool,
     ) -> list[str]:
         """A non-empty text whose first plain lexeme begins with none of plain_refused
-        (nor whitespace, nows) and whose first chunk with none of chunk_refused."""
+        (nor whitespace, nows) and whose first chunk with none of chunk_refused nor of
+        the longer heads."""
         plain = self.terminal(f"/{parts.plain}/", "PLAIN")
         chunk = self.terminal(parts.chunk, "CHUNK")
         more = f"({plain} | {parts.lead}{chunk})*"
@@ -525,14 +542,23 @@ class _Writer:
             )
         # a plain lexeme never follows the first one (see text)
         alts = [f"{first_plain} ({parts.lead}{chunk} {more})?"]
-        if not chunk_refused:
+        if not chunk_refused and not longer:
             return [*alts, f"{parts.lead}{chunk} {more}"]
-        first_chunk = self.terminal(
-            f"{parts.chunk} & ~/({'|'.join(chunk_refused)})(?s:.*)/", "CHUNK"
-        )
-        alts.append(f"{first_chunk} {more}")
-        if parts.lead:  # a beginning of a marker first: the chunk after it is not first
-            alts.append(f"{parts.lead.replace('*', '+')}{chunk} {more}")
+        lead, first = parts.lead, parts.chunk
+        if longer:
+            lead, first = self.chunk_lexemes(text_chunks((*sorted(parts.stops), *longer)))
+        if chunk_refused:
+            first += f" & ~/({'|'.join(chunk_refused)})(?s:.*)/"
+        alts.append(f"{self.terminal(first, 'CHUNK')} {more}")
+        if lead:
+            # a beginning of a marker first: the chunk after it is not first, nor a
+            # beginning after it (which may be one of a longer head: `<|plu<|plugin|>`)
+            alts.append(f"{lead.rstrip('* ')} {parts.lead}{chunk} {more}")
+        if longer:
+            # the text may be a beginning of a longer head and nothing more (before a
+            # stop, or at the end), which no chunk is
+            begins = sorted({h[:k] for h in longer for k in range(1, len(h))}, key=len)
+            alts.append(self.terminal(f"/{'|'.join(escape(b.encode()) for b in begins)}/", "BEGIN"))
         return alts
 
     def cut_short(self, e: ir.CutShort) -> str:
