@@ -68,10 +68,6 @@ _ORDER = (
     "and llguidance takes an object's properties only in the orders the schema gives "
     "(docs/json_schema.md, Property order; no option)"
 )
-_M3_UNTYPED = (
-    "MiniMax-M3 values are exported as the format's own nesting (any text and elements, a "
-    "closing tag of any name), not typed by the schema: "
-)
 # Fixtures the export cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
     "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": "parameter names are "
@@ -107,11 +103,6 @@ KNOWN: dict[str, str] = {
             "xlam",
         )
     },
-    "minimax_m3/leaf_typing_by_schema": _M3_UNTYPED + "`n/a` in a number array is taken",
-    "minimax_m3/malformed_nesting_is_invalid": _M3_UNTYPED
-    + "a mismatched closing tag, text beside child tags and a schema mismatch are taken",
-    "minimax_m3/json_text_array_and_object": "text cannot end with the beginning of its stop "
-    "right before it: JSON text ending in `]` before the namespace token `]<]minimax[>[`",
     **{
         fid: _CONTENT
         for fid in (

@@ -350,8 +350,6 @@ TAG_KNOWN: dict[str, str] = {
     "kimi_k2/id_without_prefix_and_with_spaces": _SPELLING
     + "leaves out `functions.` and writes a space before the name",
     "minicpm5/typed_values_every_schema_type": "a typed value spelled TRUE is refused (as in Lark)",
-    "minimax_m3/json_text_array_and_object": "text cannot end with the beginning of its "
-    "stop right before it: JSON text ending in `]` before `]<]minimax[>[` (as in Lark)",
     "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": "parameter names are "
     "limited to the schema's properties (as in Lark)",
 }

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from engines import ENGINES, merge_deltas, run_events
 from helpers import partitions
 from toolparse import ParseError, StreamParser, ToolCallEnd, parse
-from toolparse.reference.emitter import _schema_types, typed_value
+from toolparse.reference.emitter import schema_types, typed_value
 from toolparse.reference.m3value import MAX_DEPTH, m3_value_to_json, schema_node
 
 NS = "]<]minimax[>["
@@ -184,7 +184,7 @@ def test_engines_agree_on_any_value(
 @settings(max_examples=300, deadline=None)
 @given(value=value_texts, schema=schemas, known=st.booleans())
 def test_converter_gives_json_or_none(value: str, schema: dict[str, Any], known: bool) -> None:
-    node = schema_node(schema, _schema_types) if known else None
+    node = schema_node(schema, schema_types) if known else None
     converted = m3_value_to_json(value.encode(), node, typed_value)
     if converted is not None:
         json.loads(converted)

@@ -30,6 +30,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import grammar as g
+from ..reference.emitter import schema_types
+from ..reference.m3value import MAX_DEPTH as M3_MAX_DEPTH
+from ..reference.m3value import NS as M3_NS
 from ._prefix import after_literals, commit_prefixes, exclusions
 
 # -- the expression language -------------------------------------------------------------
@@ -961,6 +964,8 @@ class Lowerer:
             return self.name(node, ctx.param.encode())
         if role == "param_value" and ctx.param is not None and ctx.tool is not None:
             props = self.tools[ctx.tool].schema.get("properties") or {}
+            if node.decode == g.DECODE_MINIMAX_M3 and ctx.param in props:
+                return self.m3_value(props[ctx.param], self.node(node.item, ctx))
             typed = self.value(node, props.get(ctx.param))
             if typed is not None:
                 return typed
@@ -1002,6 +1007,45 @@ class Lowerer:
         if kind in ("object", "array") and isinstance(schema, Mapping):
             return Seq((Ws(), JsonValue(schema), Ws()))
         return None
+
+    def m3_value(self, spec: Any, untyped: Expr | None, depth: int = 0) -> Expr | None:
+        """A MiniMax-M3 value (decode="minimax_m3") typed by the schema at its place, as
+        the value's decoder reads it (reference/m3value.py): a place whose types allow a
+        string is its raw text; a number, integer, boolean or null place is that value,
+        whitespace around it; an object place is its properties' child tags, an array
+        place <item> children (whitespace between them; none is an empty one), either
+        also as JSON text.  A string place, and where the schema does not say (no
+        properties or items, both object and array, a container among other types),
+        is the format's own nesting, `untyped`.  Stricter than the decoder: an object
+        takes no key its properties do not list."""
+        types = schema_types(spec)
+        if "string" in types or not types or depth >= M3_MAX_DEPTH:
+            return untyped  # raw text, nested-looking tags included
+        if all(t in _SCALAR_TYPES for t in types):
+            return _alt(
+                [
+                    Seq((Ws(), JsonValue(spec) if t in ("integer", "number") else Pattern(t), Ws()))
+                    for t in types
+                ]
+            )
+        children: list[Expr | None] = []
+        if types == ("object",) and isinstance(spec.get("properties"), Mapping):
+            for key, child in spec["properties"].items():
+                value = self.m3_value(child, untyped, depth + 1)
+                if value is not None:
+                    tags = (f"{M3_NS}<{key}>".encode(), f"{M3_NS}</{key}>".encode())
+                    children.append(Seq((Lit(tags[0]), value, Lit(tags[1]))))
+        elif types == ("array",) and isinstance(spec.get("items"), Mapping):
+            value = self.m3_value(spec["items"], untyped, depth + 1)
+            if value is not None:
+                tags = (f"{M3_NS}<item>".encode(), f"{M3_NS}</item>".encode())
+                children.append(Seq((Lit(tags[0]), value, Lit(tags[1]))))
+        else:
+            return untyped
+        tagged = _seq([Repeat(Seq((Ws(), _alt(children) or EMPTY)), 0), Ws()])
+        if not children:
+            tagged = Ws()
+        return _alt([tagged, Seq((Ws(), JsonValue(spec), Ws()))])
 
 
 def has_calls(fmt: Any) -> bool:

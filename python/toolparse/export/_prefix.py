@@ -221,7 +221,6 @@ class _WsEnds:
     (ends)."""
 
     def __init__(self, rules: Mapping[str, g.Node], nullable: dict[str, bool]) -> None:
-        self.rules = rules
         self.nullable = nullable
         # the greatest fixed point: a rule that calls itself ends as its other parts do
         self.known = {name: (True, True) for name in rules}

@@ -507,9 +507,10 @@ class _Writer:
     def head(
         self, parts: _TextParts, text: bytes, rests: Sequence[ir.Expr], chunk_refused: list[str]
     ) -> str | None:
-        """What follows a head in a refusing text, the first chunk's refusal added to
-        chunk_refused; None where it does not split so (a longer literal, the head
-        alone refused, or what follows it could go on a stop or begin one)."""
+        """What follows a head of one character in a refusing text, the first chunk's
+        refusal added to chunk_refused; None where it does not split so (a stop's first
+        character inside a longer literal, the head alone refused, or what follows it
+        could go on a stop or begin one)."""
         if len(text) != 1 or any(pattern_nullable(r) for r in rests):
             return None
         ch = chr(text[0])

@@ -87,7 +87,7 @@ def param_types(tools: list[dict[str, Any]] | None) -> ParamTypes:
         function = tool.get("function", tool)
         schema = function.get("parameters") or {}
         props = schema.get("properties") or {}
-        table[function["name"]] = {name: _schema_types(spec) for name, spec in props.items()}
+        table[function["name"]] = {name: schema_types(spec) for name, spec in props.items()}
     return table
 
 
@@ -100,7 +100,7 @@ def param_schemas(tools: list[dict[str, Any]] | None) -> dict[str, dict[str, Sch
         schema = function.get("parameters") or {}
         props = schema.get("properties") or {}
         table[function["name"]] = {
-            name: schema_node(spec, _schema_types) for name, spec in props.items()
+            name: schema_node(spec, schema_types) for name, spec in props.items()
         }
     return table
 
@@ -121,7 +121,9 @@ class ToolTable:
         return cls(types, param_schemas(tools), known)
 
 
-def _schema_types(spec: Any) -> tuple[str, ...]:
+def schema_types(spec: Any) -> tuple[str, ...]:
+    """The JSON types a schema allows, in its order (a schema that names none is a
+    string): what a typed value is read as."""
     if not isinstance(spec, dict):
         return ("string",)
     kind = spec.get("type")
@@ -133,7 +135,7 @@ def _schema_types(spec: Any) -> tuple[str, ...]:
         if isinstance(spec.get(union), list):
             found: list[str] = []
             for option in spec[union]:
-                found += [k for k in _schema_types(option) if k not in found]
+                found += [k for k in schema_types(option) if k not in found]
             return tuple(found)
     if "properties" in spec:
         return ("object",)
