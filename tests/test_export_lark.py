@@ -264,14 +264,8 @@ def check_reading(fx: Fixture, method: str, walk: Callable[[str, bytes, bool], s
 
 # Clean fixtures the Lark export takes (test_fixture) but not under reading_choice, and why.
 READING_KNOWN: dict[str, str] = {
-    # auto takes these only by reading the call marker in reasoning as a call
-    **dict.fromkeys(
-        (
-            "hunyuan/block_inside_unfinished_reasoning_is_reasoning",
-            "kimi_k3/call_inside_unfinished_reasoning_is_reasoning",
-        ),
-        _GREEDY,
-    ),
+    # auto takes this only by reading the call marker in reasoning as a call
+    "kimi_k3/call_inside_unfinished_reasoning_is_reasoning": _GREEDY,
 }
 
 

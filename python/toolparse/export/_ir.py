@@ -329,7 +329,8 @@ def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
     """The optional closers the output leaves out only at its end: an opt() right after
     (whitespace aside) a many() whose item commits at its opener (a block of calls), or
     right after a text that stops only at the marker the opt() begins with (`</think>`
-    after reasoning that nothing else ends: the text runs to it or to the end).  They
+    after reasoning that nothing else ends: the text runs to it or to the end; one of
+    its spellings, where it has several).  They
     count as an end of the output (what marks eof(): rules holding one are lowered
     apart where the output may end)."""
     found: set[int] = set()
@@ -345,10 +346,17 @@ def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
                 found.add(id(item))
             text = _first(repeated) if repeated is not None else None
             opener = _first(item.item)
+            spellings = (
+                {a.text for a in opener.alts if isinstance(a, g.Lit)}
+                if isinstance(opener, g.Choice) and all(isinstance(a, g.Lit) for a in opener.alts)
+                else {opener.text}
+                if isinstance(opener, g.Lit)
+                else set()
+            )
             if (
                 isinstance(text, g.Until)
-                and isinstance(opener, g.Lit)
-                and all(s.marker.lstrip(b" \t\r\n") == opener.text for s in text.stops)
+                and spellings
+                and all(s.marker.lstrip(b" \t\r\n") in spellings for s in text.stops)
                 and not any(s.follow for s in text.stops)
             ):
                 found.add(id(item))
