@@ -154,6 +154,19 @@ def pattern_steps(p: ir.Expr, nows: bool) -> list[tuple[ir.Expr, ir.Expr]] | Non
     return out
 
 
+def grouped_steps(patterns: Sequence[ir.Expr], nows: bool) -> dict[ir.Expr, list[ir.Expr]] | None:
+    """The patterns' first lexemes (pattern_steps), each with what must follow it in
+    each pattern that begins with it; None where a pattern does not split so."""
+    steps: dict[ir.Expr, list[ir.Expr]] = {}
+    for p in patterns:
+        found = pattern_steps(p, nows)
+        if found is None:
+            return None
+        for lexeme, rest in found:
+            steps.setdefault(lexeme, []).append(rest)
+    return steps
+
+
 def run_steps(
     members: frozenset[int], patterns: Sequence[ir.Expr], nows: bool
 ) -> dict[ir.Expr, list[ir.Expr]] | None:
@@ -161,17 +174,16 @@ def run_steps(
     with one of the patterns, each with what must follow it; None where the patterns do
     not split so (a character run first, or one literal the beginning of another, which a
     greedy lexer cannot decide between)."""
-    steps: dict[ir.Expr, list[ir.Expr]] = {}
-    for p in patterns:
-        found = pattern_steps(p, nows)
-        if found is None:
-            return None
-        for lexeme, rest in found:
-            if isinstance(lexeme, ir.Lit) and not all(
-                b in members or (b >= 0x80 and 0x80 in members) for b in lexeme.text
-            ):
-                continue  # the run cannot hold it
-            steps.setdefault(lexeme, []).append(rest)
+    grouped = grouped_steps(patterns, nows)
+    if grouped is None:
+        return None
+    steps = {
+        lexeme: rests
+        for lexeme, rests in grouped.items()
+        # a literal the run cannot hold
+        if not isinstance(lexeme, ir.Lit)
+        or all(b in members or (b >= 0x80 and 0x80 in members) for b in lexeme.text)
+    }
     lits = [x.text for x in steps if isinstance(x, ir.Lit)]
     if any(a != b and b.startswith(a) for a in lits for b in lits):
         return None

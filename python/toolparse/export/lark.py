@@ -17,10 +17,10 @@ from ._regex import (
     TextStops,
     char_class,
     escape,
+    grouped_steps,
     pattern_first,
     pattern_nullable,
     pattern_regex,
-    pattern_steps,
     run_steps,
     text_chunks,
     text_stops,
@@ -451,13 +451,9 @@ class _Writer:
         key = (parts, tuple(patterns), nows, leaf, first)
         if key in self._refusing:
             return self._refusing[key]
-        steps: dict[ir.Expr, list[ir.Expr]] = {}
-        for p in patterns:
-            found = pattern_steps(p, nows)
-            if found is None:
-                return None
-            for lexeme, rest in found:
-                steps.setdefault(lexeme, []).append(rest)
+        steps = grouped_steps(patterns, nows)
+        if steps is None:
+            return None
         name = f"text-refusing-{len(self._refusing)}"
         self._refusing[key] = name
         alts: list[str] = []
