@@ -15,6 +15,7 @@ from ._regex import (
     WS,
     WS_CHARS,
     TextStops,
+    by_length,
     char_class,
     escape,
     grouped_steps,
@@ -554,7 +555,7 @@ class _Writer:
         if longer:
             # the text may be a beginning of a longer head and nothing more (before a
             # stop, or at the end), which no chunk is
-            begins = sorted({h[:k] for h in longer for k in range(1, len(h))}, key=len)
+            begins = by_length(h[:k] for h in longer for k in range(1, len(h)))
             alts.append(self.terminal(f"/{'|'.join(escape(b.encode()) for b in begins)}/", "BEGIN"))
         return alts
 
