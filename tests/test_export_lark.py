@@ -70,15 +70,12 @@ _ORDER = (
 )
 # Fixtures the export cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
-    "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": "parameter names are "
-    "limited to the schema's properties",
     "mistral/reasoning_content_and_call": "llguidance checks the date-time format, which the "
     "fixture's start time (no offset) does not meet",
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": "the arguments' properties come "
     "in neither the schema's order nor sorted (all_day before notes, email before name), " + _ORDER,
     "generic/nested_unicode_arguments": "the arguments' properties come in neither the "
     "schema's order nor sorted (meta before all_day), " + _ORDER,
-    "minicpm5/typed_values_every_schema_type": "a typed value spelled TRUE is refused",
     **{
         f"{name}/nested_arguments_with_escapes_and_unicode": _ESCAPE
         for name in (

@@ -349,9 +349,6 @@ TAG_KNOWN: dict[str, str] = {
     "`<|start|>assistant` before it",
     "kimi_k2/id_without_prefix_and_with_spaces": _SPELLING
     + "leaves out `functions.` and writes a space before the name",
-    "minicpm5/typed_values_every_schema_type": "a typed value spelled TRUE is refused (as in Lark)",
-    "qwen3_coder/string_schema_and_unknown_parameters_stay_strings": "parameter names are "
-    "limited to the schema's properties (as in Lark)",
 }
 
 

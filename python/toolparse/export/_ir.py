@@ -17,7 +17,8 @@ keeps what the output may be and drops what only steers the parser:
   marker can be split across two texts;
 * a tool_call tag is specialised per allowed tool: the tool_name tag becomes that tool's
   name and tool_args its arguments schema; parameter name/value pairs are specialised per
-  property, a raw value typed by the property's schema;
+  property, a raw value typed by the property's schema, and to a parameter the schema
+  does not declare where it allows others (a name none of the declared ones);
 * tool_choice and parallel_tool_calls restrict how many tool_call tags the output may hold
   (none, exactly one, at least one, any), by splitting every rule by that count.
 """
@@ -275,6 +276,7 @@ class _Ctx:
     count: Count = ANY
     tool: int | None = None  # index into the allowed tools
     param: str | None = None  # the property a parameter name/value pair is specialised to
+    undeclared: bool = False  # ... or a parameter the schema does not declare
     end: bool = False  # the end of the output follows: an eof() here matches
     # ... and nothing that may match more than the empty string comes before it: a
     # text here may end with a marker cut short
@@ -542,9 +544,9 @@ class Lowerer:
                 return None
             ctx = replace(ctx, count=ANY)
         if ctx.tool is not None and not roles & (_ARG_ROLES | {"tool_name"}):
-            ctx = replace(ctx, tool=None, param=None)
-        if ctx.param is not None and not roles & {"param_name", "param_value"}:
-            ctx = replace(ctx, param=None)
+            ctx = replace(ctx, tool=None, param=None, undeclared=False)
+        if not roles & {"param_name", "param_value"}:
+            ctx = replace(ctx, param=None, undeclared=False)
         if _EOF not in roles:
             ctx = replace(ctx, end=False, last=False)
         key = (name, ctx)
@@ -556,7 +558,7 @@ class Lowerer:
             label += f"--{ctx.count}"
             if ctx.tool is not None:
                 label += f"-t{ctx.tool}"
-            if ctx.param is not None:
+            if ctx.param is not None or ctx.undeclared:
                 label += f"-p{len(self._names)}"
             if ctx.end:
                 label += "-last" if ctx.last else "-end"
@@ -718,7 +720,7 @@ class Lowerer:
 
     def _seq_node(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
         items = node.items
-        if ctx.param is None and ctx.tool is not None:
+        if ctx.param is None and not ctx.undeclared and ctx.tool is not None:
             has = [self.roles(i) & {"param_name", "param_value"} for i in items]
             names = any("param_name" in h for h in has)
             values = any("param_value" in h for h in has)
@@ -811,18 +813,41 @@ class Lowerer:
         return _seq([before, _alt([name_first, args_first]), after])
 
     def per_param(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
+        """A parameter per declared property, and one the schema does not declare where
+        it allows others with no schema of their own: the parser reads an undeclared
+        parameter as text (a string), whatever a schema for it says.  Parameters that
+        differ only in their name (string parameters, say) are one sequence with a
+        choice of names: a regex writes each value's expression out in full."""
         assert ctx.tool is not None
-        schema = self.tools[ctx.tool].schema
-        props = schema.get("properties")
-        if not isinstance(props, Mapping) or not props:
-            if schema.get("additionalProperties") is False or isinstance(props, Mapping):
-                return None
-            return _seq([self.node(i, ctx) for i in node.items])
-        alts = []
-        for prop in props:
-            sub = replace(ctx, param=prop)
-            alts.append(_seq([self.node(i, sub) for i in node.items]))
+        props = self.tools[ctx.tool].schema.get("properties")
+        subs = [replace(ctx, param=p) for p in (props if isinstance(props, Mapping) else ())]
+        if self.undeclared(ctx.tool):
+            subs.append(replace(ctx, undeclared=True))
+        naming = [k for k, i in enumerate(node.items) if "param_name" in self.roles(i)]
+        alts: list[Expr | None] = []
+        by_rest: list[tuple[list[Expr | None], list[Expr | None]]] = []  # schemas: no hash
+        for sub in subs:
+            items = [self.node(i, sub) for i in node.items]
+            if len(naming) != 1:
+                alts.append(_seq(items))
+                continue
+            k = naming[0]
+            rest = [*items[:k], *items[k + 1 :]]
+            group = next((names for r, names in by_rest if r == rest), None)
+            if group is None:
+                by_rest.append((rest, [items[k]]))
+            else:
+                group.append(items[k])
+        for rest, names in by_rest:
+            k = naming[0]
+            alts.append(_seq([*rest[:k], _alt(names), *rest[k:]]))
         return _alt(alts)
+
+    def undeclared(self, tool: int) -> bool:
+        """Whether the tool's parameters may be others than its schema declares, with no
+        schema of their own."""
+        extra = self.tools[tool].schema.get("additionalProperties", True)
+        return extra is True or extra == {}
 
     def exclude_keys(self, alts: Sequence[g.Node]) -> None:
         """An alternative that begins with any JSON string (an object's other keys) is
@@ -969,7 +994,16 @@ class Lowerer:
                 if self.tools:
                     return JsonValue({"anyOf": [t.schema for t in self.tools]})
         if role == "param_name" and ctx.param is not None:
+            assert ctx.tool is not None
+            if self.undeclared(ctx.tool) and isinstance(self.node(node.item, ctx), Text):
+                # spelled as the undeclared names are (_not_words), a character a
+                # literal: a lexer that read `city` whole could not go back to `c` when
+                # `cityx` comes, an undeclared name
+                return _seq([Lit(ch.encode()) for ch in ctx.param]) or EMPTY
             return self.name(node, ctx.param.encode())
+        if role == "param_name" and ctx.undeclared and ctx.tool is not None:
+            declared = self.tools[ctx.tool].schema.get("properties") or {}
+            return self.undeclared_name(self.node(node.item, ctx), list(declared))
         if role == "param_value" and ctx.param is not None and ctx.tool is not None:
             props = self.tools[ctx.tool].schema.get("properties") or {}
             if node.decode == g.DECODE_MINIMAX_M3 and ctx.param in props:
@@ -986,6 +1020,18 @@ class Lowerer:
         if node.decode == g.DECODE_JSON_STRING:
             return Lit(json.dumps(name.decode()).encode())
         return Lit(name)  # raw: the name as written, whatever pattern reads it
+
+    def undeclared_name(self, name: Expr | None, declared: Sequence[str]) -> Expr | None:
+        """A name as the format writes one (`name`), none of the declared ones; None where
+        that is not written here (a name that is not text or a JSON string)."""
+        if not declared or name is None:
+            return name
+        if isinstance(name, JsonString):
+            keys = (*name.exclude, *(json.dumps(k, ensure_ascii=False).encode() for k in declared))
+            return JsonString(keys)
+        if isinstance(name, Text) and not name.not_first:
+            return _not_words(name, declared)
+        return None
 
     def value(self, node: g.Tag, schema: Any) -> Expr | None:
         """A parameter value typed by its property's schema, or None to keep the
@@ -1007,7 +1053,7 @@ class Lowerer:
         if not isinstance(item, g.Until) or kind is None or kind == "string":
             return None
         # the parser strips the whitespace around a typed value; numbers as the schema
-        # bounds them, booleans and null also in Python's spelling
+        # bounds them, booleans in any case (TRUE), null as JSON spells it
         if kind in ("integer", "number") and isinstance(schema, Mapping):
             return Seq((Ws(), JsonValue(schema), Ws()))
         if kind in _SCALAR_TYPES:
@@ -1054,6 +1100,44 @@ class Lowerer:
         if not children:
             tagged = Ws()
         return _alt([tagged, Seq((Ws(), JsonValue(spec), Ws()))])
+
+
+def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
+    """The text, other than each of the words: a beginning of a word, then a character
+    the words do not go on with there, then any text; or a beginning of a word that is
+    no word.  Both are the words' trie, the text written once after it.  The first
+    character of a stop's marker neither leaves the trie nor goes on in it (a name that
+    takes one there is refused), so that no marker has begun where the text starts."""
+    firsts = {s.marker.decode("utf-8")[0] for s in text.stops}
+    trie: dict[str, Any] = {}
+    for word in words:
+        place = trie
+        for ch in word:
+            place = place.setdefault(ch, {})
+        place[""] = {}  # a word ends here
+
+    def leaving(place: dict[str, Any]) -> Expr | None:
+        taken = {ch for ch in place if ch} | firsts
+        leave = set(range(0x80)) - {ord(ch) for ch in taken if ord(ch) < 0x80}
+        if not any(ord(ch) >= 0x80 for ch in taken):
+            leave.add(0x80)  # any non-ASCII character
+        alts = [_seq([Lit(ch.encode()), leaving(place[ch])]) for ch in _nexts(place, firsts)]
+        # one character of the run leaves the trie; the text after it takes any more
+        return _alt([*alts, CharRun(frozenset(leave), True) if leave else None])
+
+    def ending(place: dict[str, Any], at_start: bool) -> Expr | None:
+        alts = [_seq([Lit(ch.encode()), ending(place[ch], False)]) for ch in _nexts(place, firsts)]
+        if "" not in place and not (at_start and text.min1):
+            alts.append(EMPTY)
+        return _alt(alts)
+
+    left = leaving(trie)
+    then_text = None if left is None else _seq([left, Text(text.stops, False)])
+    return _alt([then_text, ending(trie, True)])
+
+
+def _nexts(place: dict[str, Any], firsts: set[str]) -> list[str]:
+    return sorted(ch for ch in place if ch and ch not in firsts)
 
 
 def has_calls(fmt: Any) -> bool:

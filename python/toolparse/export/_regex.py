@@ -18,8 +18,10 @@ WS = r"[ \t\r\n]"
 PATTERNS = {
     "integer": r"-?(0|[1-9][0-9]*)",
     "number": r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?",
-    "boolean": r"true|false|True|False",  # Python's spelling too, as the parser reads it
-    "null": r"null|None",
+    # a typed boolean in any case (TRUE, False), as the parser reads it; null only as JSON
+    # spells it (the parser reads None as the string "None")
+    "boolean": r"[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]",
+    "null": r"null",
 }
 
 

@@ -40,8 +40,8 @@ _JSON_RULES = {
 _PATTERNS = {
     "integer": "ws json-integer ws",
     "number": "ws json-number ws",
-    "boolean": 'ws ( "true" | "false" | "True" | "False" ) ws',
-    "null": 'ws ( "null" | "None" ) ws',
+    "boolean": "ws ( [tT] [rR] [uU] [eE] | [fF] [aA] [lL] [sS] [eE] ) ws",
+    "null": 'ws "null" ws',
 }
 
 
@@ -61,6 +61,33 @@ def _string(text: str) -> str:
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
+
+
+def _run_class(members: frozenset[int]) -> str:
+    """A class of the characters (bytes >= 0x80: any non-ASCII character), in ranges, or
+    as the ASCII characters it leaves out where it holds every non-ASCII one."""
+    ascii_ = {b for b in members if b < 0x80}
+    if any(b >= 0x80 for b in members):
+        missing = set(range(0x80)) - ascii_
+        if missing:
+            return f"[^{_class_ranges(missing)}]"
+        return "( [\\x00-\\x7f] | [^\\x00-\\x7f] )"
+    return f"[{_class_ranges(ascii_)}]"
+
+
+def _class_ranges(codes: set[int]) -> str:
+    """Class members for these ASCII codes, runs of three or more as ranges."""
+    out = []
+    ordered = sorted(codes)
+    k = 0
+    while k < len(ordered):
+        j = k
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        low, top = _class_char(chr(ordered[k])), _class_char(chr(ordered[j]))
+        out.append(low if j == k else low + top if j == k + 1 else f"{low}-{top}")
+        k = j + 1
+    return "".join(out)
 
 
 def _class_char(ch: str) -> str:
@@ -232,11 +259,7 @@ class _Writer:
         if isinstance(e, ir.CutShort):
             return self.text(e.stops, True, cut_short=True)
         if isinstance(e, ir.CharRun):
-            chars = "".join(_class_char(chr(b)) for b in sorted(e.members) if b < 0x80)
-            alts = [f"[{chars}]"] if chars else []
-            if any(b >= 0x80 for b in e.members):
-                alts.append("[^\\x00-\\x7f]")  # bytes >= 0x80: any non-ASCII character
-            return f"( {' | '.join(alts)} ){'+' if e.min1 else '*'}"
+            return f"{_run_class(e.members)}{'+' if e.min1 else '*'}"
         if isinstance(e, ir.JsonValue):
             return self.schema(ir.either_order(e.schema))
         if isinstance(e, ir.JsonString):

@@ -28,6 +28,7 @@ from .. import grammar as g
 from . import _ir as ir
 from . import _ranges
 from ._regex import (
+    PATTERNS,
     WS_CHARS,
     by_length,
     pattern_derive,
@@ -409,13 +410,12 @@ _SCALAR = {
     "boolean": _raw("true|false"),
     "null": _lit("null"),
 }
-# a parameter value in its format's own notation: Python's spellings too, as the parser
-# reads them
+# a typed parameter value as the parser reads it (a boolean in any case)
 _PATTERNS = {
     "integer": _raw(_INTEGER, _CAT),
     "number": _raw(_NUMBER, _CAT),
-    "boolean": _raw("true|false|True|False"),
-    "null": _raw("null|None"),
+    "boolean": _raw(PATTERNS["boolean"]),
+    "null": _lit("null"),
 }
 
 

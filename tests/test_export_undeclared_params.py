@@ -1,0 +1,109 @@
+"""Parameters the schema does not declare, in formats that name each parameter (qwen3_coder's
+`<parameter=NAME>`, glm45's `<arg_key>NAME</arg_key>`): the parser reads one as a string,
+so each export takes it where the schema allows other properties, and refuses it where the
+schema or strict mode does not.  A name that begins like a declared one, or holds one, is
+an undeclared name, never the declared parameter with its type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toolparse
+from test_export_lark import run
+from toolparse.formats import get_format
+
+llguidance = pytest.importorskip("llguidance")
+jsonschema = pytest.importorskip("jsonschema")
+from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
+
+from test_export_regex import walk  # noqa: E402
+
+PROPERTIES = {"city": {"type": "string"}, "days": {"type": "integer"}}
+
+
+def _tool(**schema: Any) -> dict[str, Any]:
+    parameters = {"type": "object", "properties": PROPERTIES, **schema}
+    return {"type": "function", "function": {"name": "f", "parameters": parameters}}
+
+
+OPEN = [_tool()]
+CLOSED = [_tool(additionalProperties=False)]
+STRICT = [{"type": "function", "function": {**_tool()["function"], "strict": True}}]
+
+OUTPUTS = {
+    "qwen3_coder": "<tool_call>\n<function=f>\n<parameter={name}>\n{value}\n</parameter>\n"
+    "</function>\n</tool_call>",
+    "glm45": "<tool_call>f\n<arg_key>{name}</arg_key>\n<arg_value>{value}</arg_value>\n"
+    "</tool_call>",
+}
+# pieces of names: the declared names, their beginnings and characters around them, and
+# characters of the formats' markers
+NAME_PIECES = ["city", "days", "c", "ci", "d", "da", "y", "s", "x", "_", " ", "é", "<", "/", "="]
+VALUES = ["Oslo", "3", "x3", ""]
+
+
+def _parser_reads(name: str, output: str, tools: list[dict[str, Any]]) -> bool:
+    """Whether the parser reads one call whose arguments meet the schema."""
+    message = toolparse.parse(output, name, tools=tools)
+    if message.errors or len(message.tool_calls) != 1:
+        return False
+    schema = tools[0]["function"]["parameters"]
+    if tools[0]["function"].get("strict"):
+        # strict: no other properties (the exports do not enforce required parameters
+        # in these formats, docs/export.md)
+        schema = {**schema, "additionalProperties": False}
+    return jsonschema.Draft202012Validator(schema).is_valid(message.tool_calls[0].arguments)
+
+
+def _taken(method: str, name: str, tools: list[dict[str, Any]], output: bytes) -> bool:
+    fmt = get_format(name)
+    if method == "lark":
+        return run(fmt.lark(tools, tool_choice="required"), output) is None
+    if method == "gbnf":
+        grammar = fmt.gbnf(tools, tool_choice="required")["grammar"]
+        return run(gbnf_to_lark(grammar), output) is None
+    return walk(fmt.regex(tools, tool_choice="required"), output) is None
+
+
+@pytest.mark.parametrize("method", ["lark", "regex", "gbnf"])
+@pytest.mark.parametrize("name", sorted(OUTPUTS))
+@settings(max_examples=40, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(NAME_PIECES), max_size=4),
+    value=st.sampled_from(VALUES),
+    tools=st.sampled_from([OPEN, CLOSED, STRICT]),
+)
+def test_an_undeclared_parameter_is_taken_as_the_parser_reads_it(
+    method: str, name: str, pieces: list[str], value: str, tools: list[dict[str, Any]]
+) -> None:
+    param = "".join(pieces)
+    output = OUTPUTS[name].format(name=param, value=value)
+    if tools is STRICT and param not in PROPERTIES:
+        assert not _taken(method, name, tools, output.encode())  # strict: none undeclared
+        return
+    reads = _parser_reads(name, output, tools)
+    if "<" in param:
+        # the first character of a marker (glm45's `</arg_key>`) in an undeclared name:
+        # refused, whatever the parser reads (docs/export.md)
+        assert not _taken(method, name, tools, output.encode()) or reads
+        return
+    assert _taken(method, name, tools, output.encode()) == reads, (param, value)
+
+
+@pytest.mark.parametrize("method", ["lark", "regex", "gbnf"])
+@pytest.mark.parametrize("name", sorted(OUTPUTS))
+def test_undeclared_parameters_as_the_schema_allows(method: str, name: str) -> None:
+    def output(param: str, value: str) -> bytes:
+        return OUTPUTS[name].format(name=param, value=value).encode()
+
+    # a declared parameter keeps its type; a name that only begins like one is text
+    assert _taken(method, name, OPEN, output("days", "3"))
+    assert not _taken(method, name, OPEN, output("days", "x3"))
+    for param in ("dayss", "day", "cityx", "note", "ä"):
+        assert _taken(method, name, OPEN, output(param, "x3"))
+        assert not _taken(method, name, CLOSED, output(param, "x3"))
+        assert not _taken(method, name, STRICT, output(param, "x3"))
