@@ -59,11 +59,6 @@ _ESCAPE = (
     "has no escape sequence for /, and llguidance's json_general_unicode_string "
     "(parser/src/json/compiler.rs) refuses any other (test_solidus_escape_is_refused)"
 )
-_GREEDY = (
-    "llguidance's greedy lexer takes a call marker in reasoning as the marker, where the "
-    "format reads it as reasoning text: the reasoning may also end at another marker, so "
-    "its closing marker stays optional and the union lets content begin anywhere in it"
-)
 _ORDER = (
     "and llguidance takes an object's properties only in the orders the schema gives "
     "(docs/json_schema.md, Property order; no option)"
@@ -260,10 +255,7 @@ def check_reading(fx: Fixture, method: str, walk: Callable[[str, bytes, bool], s
 
 
 # Clean fixtures the Lark export takes (test_fixture) but not under reading_choice, and why.
-READING_KNOWN: dict[str, str] = {
-    # auto takes this only by reading the call marker in reasoning as a call
-    "kimi_k3/call_inside_unfinished_reasoning_is_reasoning": _GREEDY,
-}
+READING_KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("fx", reading_params(FIXTURES, KNOWN, READING_KNOWN))

@@ -128,14 +128,21 @@ FORMAT = Format(
     call_markers=(CALL_OPEN, CALL_CLOSE),
     grammar=Grammar(
         rules={
-            "start": seq(ws(), opt(seq(lit(MESSAGE_OPEN), ws())), opt(ref("think")), ref("body")),
-            "start_in_reasoning": seq(
-                opt(seq(ws(), lit(THINK_OPEN))), ref("reasoning_rest"), ref("body")
+            "start": seq(
+                ws(), opt(seq(lit(MESSAGE_OPEN), ws())), choice(ref("think"), ref("body"))
             ),
+            "start_in_reasoning": seq(opt(seq(ws(), lit(THINK_OPEN))), ref("reasoning_rest")),
             "think": seq(lit(THINK_OPEN), cut(), ref("reasoning_rest")),
+            # the reasoning ends at its closer, at the response channel or at the end of
+            # the output, and nowhere else: said so, the grammar exports do not let a
+            # call marker inside it begin the tools channel
             "reasoning_rest": seq(
                 tag("reasoning", until(THINK_CLOSE, RESPONSE_OPEN)),
-                opt(seq(lit(THINK_CLOSE), ws())),
+                choice(
+                    seq(lit(THINK_CLOSE), ws(), ref("body")),
+                    seq(lit(RESPONSE_OPEN), ref("body")),
+                    eof(),
+                ),
             ),
             "body": seq(many(choice(ref("tools"), ref("wrapper"), ref("content"))), eof()),
             # the response channel's markers and the message's end: not content
