@@ -5,11 +5,15 @@
 # fails the run.  docs/sanitizers.md explains the flags and how to read a report.
 #
 #   scripts/sanitize.sh                  build into .venv-asan, run `python -m pytest -k
-#                                        "not reference"` without the grammar-export tests:
-#                                        the tests that run the C core (the reference
-#                                        engine's own runs and the exports, pure Python and
-#                                        llguidance, check nothing the sanitizers see), in
-#                                        two processes at once
+#                                        "not reference"` without the grammar-export tests
+#                                        and the serving-stack tests (adapters, OpenAI,
+#                                        Anthropic): the tests that run the C core (the
+#                                        reference engine's own runs and the exports, pure
+#                                        Python and llguidance, check nothing the sanitizers
+#                                        see; the serving-stack layers reach the core only
+#                                        through StreamParser's feed and finish, which the
+#                                        format tests drive at every chunking), in two
+#                                        processes at once
 #   scripts/sanitize.sh --no-build       run again against the existing .venv-asan
 #   scripts/sanitize.sh [...] -- ARGS    pass ARGS to pytest instead (a subset, -x, ...)
 #
@@ -115,18 +119,19 @@ if [ $# -gt 0 ]; then
     sanitized "$@" || status=$?
 else
     # The tests of the C core: not the reference engine's own, nor the grammar exports'
-    # (pure Python and llguidance), which put nothing of it under the sanitizers.  Two
-    # processes at once, one per core: the stream-property files, and the rest.
+    # (pure Python and llguidance), which put nothing of it under the sanitizers, nor the
+    # serving-stack layers' (adapters, OpenAI, Anthropic: the same fixtures through the
+    # same feed and finish as the format tests).  Two processes at once, one per core:
+    # the stream-property files, and the rest (about as long, each).
     shards=build/sanitize/shards
     rm -rf "$shards" && mkdir -p "$shards"
-    heavy=(tests/test_format_properties.py tests/test_stream_contract.py tests/test_formats.py
-        tests/test_limits.py)
-    ignored=()
+    heavy=(tests/test_format_properties.py tests/test_stream_contract.py tests/test_formats.py)
+    ignored=(--ignore-glob="tests/test_export_*.py" --ignore=tests/test_adapters.py
+        --ignore=tests/test_openai.py --ignore=tests/test_anthropic.py)
     for file in "${heavy[@]}"; do ignored+=("--ignore=$file"); done
     sanitized -k "not reference" "${heavy[@]}" >"$shards/1.log" 2>&1 &
     first=$!
-    sanitized -k "not reference" --ignore-glob="tests/test_export_*.py" "${ignored[@]}" tests \
-        >"$shards/2.log" 2>&1 || status=$?
+    sanitized -k "not reference" "${ignored[@]}" tests >"$shards/2.log" 2>&1 || status=$?
     wait "$first" || { code=$?; [ "$status" -ne 0 ] || status=$code; }
     for shard in 1 2; do
         if [ "$status" -ne 0 ]; then

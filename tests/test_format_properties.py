@@ -1,7 +1,8 @@
 """The properties every format keeps, on every fixture of every format, on every engine.
 
 They are checked from the formats' metadata (markers, call markers), so a new format gets
-them by adding its fixtures: truncation at every byte never delivers a call the full
+them by adding its fixtures: truncation at every byte (every fourth and around each
+call's end for the reference engine, checked_cuts) never delivers a call the full
 output does not deliver, nor one whose closing marker has not arrived; argument deltas
 add up to arguments_json; text deltas carry no marker; ids and indices are consistent.
 """
@@ -34,17 +35,35 @@ def calls(events: list[Any]) -> list[tuple[str, Any]]:
     return [(e.call.name, e.call.arguments) for e in events if isinstance(e, ToolCallEnd)]
 
 
+REFERENCE_STRIDE = 4
+
+
 @cache
-def truncations(engine: str, fixture_id: str) -> tuple[list[Any], list[list[Any]]]:
-    """(the events of the whole output, the events of every prefix fed whole and finished
-    as what it is: an output cut short)."""
+def truncations(engine: str, fixture_id: str) -> tuple[list[Any], dict[int, list[Any]]]:
+    """(the events of the whole output, the events of each prefix checked, by its length,
+    fed whole and finished as what it is: an output cut short)."""
     fixture = next(f for f in FIXTURES if f.id == fixture_id)
     whole = fixture.events(engine)
-    cuts = [
-        run_events(fixture.parser(engine), fixture.raw[:cut], reason="length")
-        for cut in range(len(fixture.raw))
-    ]
+    cuts = {
+        cut: run_events(fixture.parser(engine), fixture.raw[:cut], reason="length")
+        for cut in checked_cuts(engine, fixture)
+    }
     return whole, cuts
+
+
+def checked_cuts(engine: str, fixture: Fixture) -> list[int]:
+    """Every cut for the native engine.  The reference engine reads each prefix anew in
+    Python (the square of the output's length in bytes), so it is cut at every fourth
+    byte and at each byte around one where the native engine delivers one more call or
+    one fewer, where a call's end is decided."""
+    size = len(fixture.raw)
+    if engine == "native" or "native" not in ENGINES:
+        return list(range(size))
+    _, native = truncations("native", fixture.id)
+    count = [len(calls(native[cut])) for cut in range(size)]
+    turns = [cut for cut in range(1, size) if count[cut] != count[cut - 1]]
+    near = {cut + d for cut in turns for d in (-1, 0, 1)} & set(range(size))
+    return sorted({*range(0, size, REFERENCE_STRIDE), *near})
 
 
 @by_engine
@@ -56,7 +75,7 @@ def test_a_truncated_output_delivers_only_calls_of_the_whole_output(
     full = calls(whole)
     fmt = toolparse.get_format(fixture.format)
     closers = fmt.call_markers[1].encode() if fmt.call_markers else None
-    for cut, events in enumerate(cuts):
+    for cut, events in cuts.items():
         delivered = calls(events)
         if fixture.options.get("repair"):
             # salvaging cut-off calls is the point of repair: only a call it did not
