@@ -95,13 +95,7 @@ KNOWN: dict[str, str] = {
             "xlam",
         )
     },
-    **{
-        fid: _CONTENT
-        for fid in (
-            "dots/garbage_block_and_stray_closer",
-            "markdown_json/two_objects_in_one_fence_are_invalid",
-        )
-    },
+    "markdown_json/two_objects_in_one_fence_are_invalid": _CONTENT,
 }
 
 
@@ -261,6 +255,10 @@ READING_KNOWN: dict[str, str] = {}
 @pytest.mark.parametrize("fx", reading_params(FIXTURES, KNOWN, READING_KNOWN))
 def test_fixture_is_taken_as_the_parser_reads_it(fx: Fixture) -> None:
     check_reading(fx, "lark", run)
+
+
+def test_known_are_checked() -> None:
+    assert set(KNOWN) <= {fx.id for fx in FIXTURES if kind(fx)}
 
 
 def test_reading_known_are_checked() -> None:

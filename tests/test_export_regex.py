@@ -29,8 +29,10 @@ from test_export_lark import (
     check_tool_choice,
     choice_export,
     fixture_tools,
+    kind,
     known_params,
     named,
+    reading_choice,
     reading_params,
     run,
 )
@@ -85,7 +87,6 @@ _EMPTY_RECIPIENT = (
     "a commentary channel with no recipient is taken only before `<|channel|>` (a lookahead, "
     "which the union drops): the call after it is read as stray text"
 )
-_UNDECLARED = "properties the schema does not declare are refused"
 _ORDER = "an object's properties are taken only in the schema's declared order"
 _DEPTH = "a free-form value nests a container: free-form JSON is one container deep (MAX_DEPTH)"
 _SCHEMA_TYPED = "a value typed by the output is typed by the schema instead"
@@ -98,7 +99,7 @@ KNOWN: dict[str, str] = {
     "functionary_v3_2/unknown_tool_and_known_tool": _CONTENT,
     "gpt_oss/invalid_arguments_then_retry": _EMPTY_RECIPIENT,
     "gpt_oss/unknown_tool": _EMPTY_RECIPIENT,
-    "hermes/extra_keys_ignored": _UNDECLARED,
+    "hermes/extra_keys_ignored": _DEPTH,
     "inkling/typed_values": _DEPTH,
     "ling3/typed_values_every_schema_type": _DEPTH,
     "markdown_json/two_objects_in_one_fence_are_invalid": _CONTENT,
@@ -127,6 +128,12 @@ READING_KNOWN = {
 @pytest.mark.parametrize("fx", reading_params(FIXTURES, KNOWN, READING_KNOWN))
 def test_fixture_is_taken_as_the_parser_reads_it(fx: Fixture) -> None:
     check_reading(fx, "regex", walk)
+
+
+def test_known_are_checked() -> None:
+    assert set(KNOWN) <= {fx.id for fx in FIXTURES if kind(fx)}
+    reading = {fx.id for fx in FIXTURES if fx.id not in KNOWN and reading_choice(fx)}
+    assert set(READING_KNOWN) <= reading
 
 
 def _example_tools(name: str) -> tuple[str, str, str]:

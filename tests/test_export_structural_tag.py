@@ -1,8 +1,9 @@
 """Format.structural_tag(): xgrammar's structural tag, checked against the shape xgrammar
 documents (a JSON Schema of it, written here), and against the parser: a call written as
 begin + arguments + end parses as that call.  Where the call body is a grammar, each clean
-fixture's calls are begin + body + end with a body the grammar (read by llguidance's GBNF
-converter) takes."""
+fixture's calls are begin + body + end with a body the grammar takes, read as GBNF
+(gbnf_reader.py: each character where the grammar stands, as xgrammar reads it; the
+grammar also compiles in llguidance through its GBNF converter)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ llguidance = pytest.importorskip("llguidance")
 from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
 
 from engines import FIXTURES, Fixture  # noqa: E402
+from gbnf_reader import Grammar, read_gbnf  # noqa: E402
 from test_export_lark import compiled, kind  # noqa: E402
 
 # xgrammar's structural tag, the "format" shape: a triggered_tags format whose tags are
@@ -231,34 +233,34 @@ def _tag(name: str) -> dict[str, Any]:
 
 
 @cache
-def _tags(name: str) -> dict[str, list[tuple[bytes, str, bytes]]]:
-    """Each tool's tags: (begin, grammar in llguidance's Lark, end), in the tools' order."""
+def _tags(name: str) -> dict[str, list[tuple[bytes, Grammar, bytes]]]:
+    """Each tool's tags: (begin, grammar, end), in the tools' order."""
     tags = _tag(name)["format"]["tags"]
     names = [t["function"]["name"] for t in _tools(name)]
-    out: dict[str, list[tuple[bytes, str, bytes]]] = {n: [] for n in names}
+    out: dict[str, list[tuple[bytes, Grammar, bytes]]] = {n: [] for n in names}
     for spec in tags:
         # the longest tool name in the begin (get_weather_forecast over get_weather)
         tool = max((n for n in names if n in spec["begin"]), key=len)
         out[tool].append(
             (
                 spec["begin"].encode(),
-                gbnf_to_lark(spec["content"]["grammar"]),
+                _grammar(spec["content"]["grammar"]),
                 spec["end"].encode(),
             )
         )
     return out
 
 
-def _body_ends(lark: str, data: bytes) -> list[int]:
-    """The lengths of the prefixes of data the grammar takes whole."""
-    matcher = compiled(lark).deep_copy()  # compiled once per grammar
-    ends = [0] if matcher.is_accepting() else []
-    for at, byte in enumerate(data):
-        if not matcher.consume_token(byte):
-            break
-        if matcher.is_accepting():
-            ends.append(at + 1)
-    return ends
+def _grammar(gbnf: str) -> Grammar:
+    """The grammar as the tests read it, once it compiles in llguidance too."""
+    compiled(gbnf_to_lark(gbnf))
+    return read_gbnf(gbnf)
+
+
+def _body_ends(grammar: Grammar, data: bytes) -> list[int]:
+    """The lengths in bytes of the prefixes of data the grammar takes whole."""
+    text = data.decode("utf-8", "replace")
+    return [len(text[:n].encode()) for n in grammar.ends(text)]
 
 
 def _calls_through_tags(name: str, raw: bytes, calls: list[dict[str, Any]]) -> str | None:
@@ -268,13 +270,13 @@ def _calls_through_tags(name: str, raw: bytes, calls: list[dict[str, Any]]) -> s
     cursor = 0
     for call in calls:
         # the tag of this tool whose begin comes first (the longest there)
-        found = [(raw.find(b, cursor), -len(b), b, lark, e) for b, lark, e in tags[call["name"]]]
+        found = [(raw.find(b, cursor), -len(b), b, g, e) for b, g, e in tags[call["name"]]]
         found = [f for f in found if f[0] >= 0]
         if not found:
             return f"no begin of {call['name']} after byte {cursor}"
-        at, _, begin, lark, end = min(found)
+        at, _, begin, grammar, end = min(found, key=lambda f: f[:2])
         start = at + len(begin)
-        ends = [n for n in _body_ends(lark, raw[start:]) if raw[start + n :].startswith(end)]
+        ends = [n for n in _body_ends(grammar, raw[start:]) if raw[start + n :].startswith(end)]
         if not ends:
             return f"the body after {begin!r} at byte {at} is not taken up to {end!r}"
         # an empty end: the longest body the grammar takes
@@ -288,35 +290,8 @@ GRAMMAR_FIXTURES = [
     if fx.format in GRAMMAR and kind(fx) == "clean" and fx.expected["message"].get("tool_calls")
 ]
 # Fixture calls a grammar tag does not take, and why; the test fails if one starts passing.
-_MARKER_TEXT = (
-    "a value holding marker text (its own closing marker not followed by the next tag, "
-    "a call marker): GBNF text is an automaton of character rules, and llguidance's GBNF "
-    "converter lexes those greedily, which GBNF itself does not (test_export_gbnf.py "
-    "checks the text automaton on its own)"
-)
 _SPELLING = "the begin is one fixed spelling of the text up to the tool name; the fixture "
 TAG_KNOWN: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "functiongemma/marker_text_inside_string",
-            "gemma4/marker_text_inside_string_argument",
-            "gigachat35/marker_text_inside_values",
-            "glm45/marker_text_inside_values",
-            "hunyuan/marker_text_inside_values",
-            "iquest_q1/marker_text_inside_values",
-            "kimi_k3/marker_text_inside_values",
-            "ling3/marker_text_inside_values",
-            "minicpm5/marker_text_in_plain_value",
-            "minimax_m2/marker_text_inside_values",
-            "muse/marker_text_inside_values",
-            "poolside_v1/marker_text_inside_values",
-            "qwen3_coder/marker_text_inside_values",
-            "qwen3_coder/multiline_code_value_containing_parameter_close",
-            "seed_oss/marker_text_inside_values",
-            "step3/value_with_lt_and_marker_text",
-        ),
-        _MARKER_TEXT,
-    ),
     **dict.fromkeys(
         (
             "gigachat3/call_followed_by_eos",
@@ -332,19 +307,6 @@ TAG_KNOWN: dict[str, str] = {
     ),
     "gigachat3/gigachat31_function_call_token": _SPELLING + "writes `<|function_call|>`",
     "gigachat3/header_without_separator": _SPELLING + "leaves out `<|message_sep|>`",
-    **dict.fromkeys(
-        (
-            "gpt_oss/call_without_call_token",
-            "gpt_oss/markers_inside_string_argument",
-            "gpt_oss/nested_escaped_unicode_arguments",
-            "gpt_oss/preamble_then_two_calls",
-            "gpt_oss/single_call",
-            "gpt_oss/text_after_arguments_is_ignored",
-            "gpt_oss/tool_names_that_are_prefixes",
-        ),
-        "the header text before `<|message|>` holds `<|constrain|>`, which the text "
-        "automaton takes; " + _MARKER_TEXT[_MARKER_TEXT.index("GBNF text") :],
-    ),
     "gpt_oss/call_in_role_header": _SPELLING + "names the tool in a role header with no "
     "`<|start|>assistant` before it",
     "kimi_k2/id_without_prefix_and_with_spaces": _SPELLING
@@ -393,9 +355,9 @@ _CITY = WEATHER_TOOL
 )
 def test_schema_is_enforced_in_the_body(name: str, good: bytes, bad: bytes) -> None:
     spec = get_format(name).structural_tag([_CITY])["format"]["tags"][0]
-    lark = gbnf_to_lark(spec["content"]["grammar"])
-    assert len(good) in _body_ends(lark, good + spec["end"].encode())
-    assert len(bad) not in _body_ends(lark, bad + spec["end"].encode())
+    grammar = _grammar(spec["content"]["grammar"])
+    assert len(good) in _body_ends(grammar, good + spec["end"].encode())
+    assert len(bad) not in _body_ends(grammar, bad + spec["end"].encode())
 
 
 @pytest.mark.parametrize(
@@ -409,8 +371,8 @@ def test_schema_is_enforced_in_the_body(name: str, good: bytes, bad: bytes) -> N
 def test_call_in_the_tags_spelling(name: str, body: bytes) -> None:
     fmt = get_format(name)
     spec = fmt.structural_tag([_CITY])["format"]["tags"][0]
-    lark = gbnf_to_lark(spec["content"]["grammar"])
-    assert len(body) in _body_ends(lark, body)
+    grammar = _grammar(spec["content"]["grammar"])
+    assert len(body) in _body_ends(grammar, body)
     text = spec["begin"] + body.decode() + spec["end"]
     message = toolparse.parse(text, fmt, tools=[_CITY], reasoning_in_prompt=False)
     assert not message.errors

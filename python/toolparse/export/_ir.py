@@ -993,17 +993,8 @@ class Lowerer:
                     return JsonValue(self.tools[ctx.tool].schema)
                 if self.tools:
                     return JsonValue({"anyOf": [t.schema for t in self.tools]})
-        if role == "param_name" and ctx.param is not None:
-            assert ctx.tool is not None
-            if self.undeclared(ctx.tool) and isinstance(self.node(node.item, ctx), Text):
-                # spelled as the undeclared names are (_not_words), a character a
-                # literal: a lexer that read `city` whole could not go back to `c` when
-                # `cityx` comes, an undeclared name
-                return _seq([Lit(ch.encode()) for ch in ctx.param]) or EMPTY
-            return self.name(node, ctx.param.encode())
-        if role == "param_name" and ctx.undeclared and ctx.tool is not None:
-            declared = self.tools[ctx.tool].schema.get("properties") or {}
-            return self.undeclared_name(self.node(node.item, ctx), list(declared))
+        if role == "param_name" and ctx.tool is not None and (ctx.param or ctx.undeclared):
+            return self.param_name(node, ctx)
         if role == "param_value" and ctx.param is not None and ctx.tool is not None:
             props = self.tools[ctx.tool].schema.get("properties") or {}
             if node.decode == g.DECODE_MINIMAX_M3 and ctx.param in props:
@@ -1021,17 +1012,24 @@ class Lowerer:
             return Lit(json.dumps(name.decode()).encode())
         return Lit(name)  # raw: the name as written, whatever pattern reads it
 
-    def undeclared_name(self, name: Expr | None, declared: Sequence[str]) -> Expr | None:
-        """A name as the format writes one (`name`), none of the declared ones; None where
-        that is not written here (a name that is not text or a JSON string)."""
-        if not declared or name is None:
-            return name
-        if isinstance(name, JsonString):
-            keys = (*name.exclude, *(json.dumps(k, ensure_ascii=False).encode() for k in declared))
-            return JsonString(keys)
-        if isinstance(name, Text) and not name.not_first:
-            return _not_words(name, declared)
-        return None
+    def param_name(self, node: g.Tag, ctx: _Ctx) -> Expr | None:
+        """A declared parameter's name (ctx.param), or an undeclared one's: text as the
+        format writes a name, none of the declared ones (_not_words; None where there
+        are some and the name is not such text).  Where the tool takes undeclared
+        parameters, a declared name is spelled as _not_words spells names, a character
+        a literal: a lexer that read `city` whole could not go back to `c` when `cityx`,
+        an undeclared name, comes."""
+        assert ctx.tool is not None
+        text = self.node(node.item, ctx)
+        plain = isinstance(text, Text) and not text.not_first and self.undeclared(ctx.tool)
+        if ctx.param is not None:
+            if plain:
+                return _seq([Lit(ch.encode()) for ch in ctx.param]) or EMPTY
+            return self.name(node, ctx.param.encode())
+        declared = list(self.tools[ctx.tool].schema.get("properties") or {})
+        if not declared:
+            return text  # any name the format writes
+        return _not_words(text, declared) if plain and isinstance(text, Text) else None
 
     def value(self, node: g.Tag, schema: Any) -> Expr | None:
         """A parameter value typed by its property's schema, or None to keep the
@@ -1107,7 +1105,9 @@ def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
     the words do not go on with there, then any text; or a beginning of a word that is
     no word.  Both are the words' trie, the text written once after it.  The first
     character of a stop's marker neither leaves the trie nor goes on in it (a name that
-    takes one there is refused), so that no marker has begun where the text starts."""
+    takes one there is refused), so that no marker has begun where the text starts; and
+    where a word goes on with a non-ASCII character, no other one leaves the trie there
+    (a character run stands for all of them or none)."""
     firsts = {s.marker.decode("utf-8")[0] for s in text.stops}
     trie: dict[str, Any] = {}
     for word in words:
