@@ -52,14 +52,18 @@ def _parser_takes(prop: str, spelling: str) -> bool:
     return jsonschema.Draft202012Validator(SCHEMAS[prop]).is_valid(value)
 
 
-def _taken(method: str, output: bytes) -> bool:
-    fmt = get_format("qwen3_coder")
+def taken_with_a_call_required(
+    method: str, name: str, tools: list[dict[str, Any]], output: bytes
+) -> bool:
+    """Whether the format's `method` export ("lark", "regex", "gbnf") for these tools,
+    with a call required, takes the output."""
+    fmt = get_format(name)
     if method == "lark":
-        return run(fmt.lark(TOOLS, tool_choice="required"), output) is None
+        return run(fmt.lark(tools, tool_choice="required"), output) is None
     if method == "gbnf":
-        grammar = fmt.gbnf(TOOLS, tool_choice="required")["grammar"]
+        grammar = fmt.gbnf(tools, tool_choice="required")["grammar"]
         return run(gbnf_to_lark(grammar), output) is None
-    return walk(fmt.regex(TOOLS, tool_choice="required"), output) is None
+    return walk(fmt.regex(tools, tool_choice="required"), output) is None
 
 
 @pytest.mark.parametrize("method", ["lark", "regex", "gbnf"])
@@ -67,7 +71,9 @@ def _taken(method: str, output: bytes) -> bool:
 def test_a_typed_value_is_taken_as_the_parser_reads_it(method: str, prop: str) -> None:
     seen: dict[str, Any] = {}
     for spelling in SPELLINGS:
-        taken = _taken(method, _output(prop, spelling).encode())
+        taken = taken_with_a_call_required(
+            method, "qwen3_coder", TOOLS, _output(prop, spelling).encode()
+        )
         seen[spelling] = (taken, _parser_takes(prop, spelling))
     assert all(taken == reads for taken, reads in seen.values()), seen
     assert any(taken for taken, _ in seen.values())  # the case is not vacuous

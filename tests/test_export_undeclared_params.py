@@ -13,14 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolparse
-from test_export_lark import run
-from toolparse.formats import get_format
 
-llguidance = pytest.importorskip("llguidance")
 jsonschema = pytest.importorskip("jsonschema")
-from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
-
-from test_export_regex import walk  # noqa: E402
+from test_export_typed_values import taken_with_a_call_required  # noqa: E402
 
 PROPERTIES = {"city": {"type": "string"}, "days": {"type": "integer"}}
 
@@ -59,16 +54,6 @@ def _parser_reads(name: str, output: str, tools: list[dict[str, Any]]) -> bool:
     return jsonschema.Draft202012Validator(schema).is_valid(message.tool_calls[0].arguments)
 
 
-def _taken(method: str, name: str, tools: list[dict[str, Any]], output: bytes) -> bool:
-    fmt = get_format(name)
-    if method == "lark":
-        return run(fmt.lark(tools, tool_choice="required"), output) is None
-    if method == "gbnf":
-        grammar = fmt.gbnf(tools, tool_choice="required")["grammar"]
-        return run(gbnf_to_lark(grammar), output) is None
-    return walk(fmt.regex(tools, tool_choice="required"), output) is None
-
-
 @pytest.mark.parametrize("method", ["lark", "regex", "gbnf"])
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
 @settings(max_examples=40, deadline=None)
@@ -82,16 +67,16 @@ def test_an_undeclared_parameter_is_taken_as_the_parser_reads_it(
 ) -> None:
     param = "".join(pieces)
     output = OUTPUTS[name].format(name=param, value=value)
-    if tools is STRICT and param not in PROPERTIES:
-        assert not _taken(method, name, tools, output.encode())  # strict: none undeclared
+    if tools is STRICT and param not in PROPERTIES:  # strict: no undeclared parameter
+        assert not taken_with_a_call_required(method, name, tools, output.encode())
         return
     reads = _parser_reads(name, output, tools)
     if "<" in param:
         # the first character of a marker (glm45's `</arg_key>`) in an undeclared name:
         # refused, whatever the parser reads (docs/export.md)
-        assert not _taken(method, name, tools, output.encode()) or reads
+        assert not taken_with_a_call_required(method, name, tools, output.encode()) or reads
         return
-    assert _taken(method, name, tools, output.encode()) == reads, (param, value)
+    assert taken_with_a_call_required(method, name, tools, output.encode()) == reads, (param, value)
 
 
 @pytest.mark.parametrize("method", ["lark", "regex", "gbnf"])
@@ -101,9 +86,9 @@ def test_undeclared_parameters_as_the_schema_allows(method: str, name: str) -> N
         return OUTPUTS[name].format(name=param, value=value).encode()
 
     # a declared parameter keeps its type; a name that only begins like one is text
-    assert _taken(method, name, OPEN, output("days", "3"))
-    assert not _taken(method, name, OPEN, output("days", "x3"))
+    assert taken_with_a_call_required(method, name, OPEN, output("days", "3"))
+    assert not taken_with_a_call_required(method, name, OPEN, output("days", "x3"))
     for param in ("dayss", "day", "cityx", "note", "ä"):
-        assert _taken(method, name, OPEN, output(param, "x3"))
-        assert not _taken(method, name, CLOSED, output(param, "x3"))
-        assert not _taken(method, name, STRICT, output(param, "x3"))
+        assert taken_with_a_call_required(method, name, OPEN, output(param, "x3"))
+        assert not taken_with_a_call_required(method, name, CLOSED, output(param, "x3"))
+        assert not taken_with_a_call_required(method, name, STRICT, output(param, "x3"))

@@ -26,7 +26,7 @@ keeps what the output may be and drops what only steers the parser:
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -1109,12 +1109,7 @@ def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
     where a word goes on with a non-ASCII character, no other one leaves the trie there
     (a character run stands for all of them or none)."""
     firsts = {s.marker.decode("utf-8")[0] for s in text.stops}
-    trie: dict[str, Any] = {}
-    for word in words:
-        place = trie
-        for ch in word:
-            place = place.setdefault(ch, {})
-        place[""] = {}  # a word ends here
+    trie = word_trie(words)
 
     def leaving(place: dict[str, Any]) -> Expr | None:
         taken = {ch for ch in place if ch} | firsts
@@ -1134,6 +1129,18 @@ def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
     left = leaving(trie)
     then_text = None if left is None else _seq([left, Text(text.stops, False)])
     return _alt([then_text, ending(trie, True)])
+
+
+def word_trie(words: Iterable[str]) -> dict[str, Any]:
+    """The words' trie: a dict from each character to the trie after it; the key ""
+    where a word ends."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        place = trie
+        for ch in word:
+            place = place.setdefault(ch, {})
+        place[""] = {}
+    return trie
 
 
 def _nexts(place: dict[str, Any], firsts: set[str]) -> list[str]:

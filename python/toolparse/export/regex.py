@@ -737,12 +737,7 @@ def _not_beginning(members: frozenset[int], texts: Iterable[str], first_minus: s
     """A non-empty run that begins with none of the texts (it may end inside one) nor,
     first, with a character of first_minus: the texts' trie, left where the run takes
     another character than the trie goes on with."""
-    trie: dict[str, Any] = {}
-    for text in texts:
-        node = trie
-        for ch in text:
-            node = node.setdefault(ch, {})
-        node[""] = {}  # a text ends here
+    trie = ir.word_trie(texts)
 
     def leave(node: dict[str, Any], minus: str) -> tuple[_R | None, _R | None]:
         """From a node of the trie: the ways to leave it (ending with the character that
