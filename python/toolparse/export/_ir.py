@@ -327,6 +327,15 @@ def _nodes(rules: Mapping[str, g.Node]) -> list[g.Node]:
     return found
 
 
+def _spellings(node: g.Node) -> set[bytes]:
+    """The texts of a literal, or of a choice of literals; none for anything else."""
+    if isinstance(node, g.Lit):
+        return {node.text}
+    if isinstance(node, g.Choice) and all(isinstance(a, g.Lit) for a in node.alts):
+        return {a.text for a in node.alts if isinstance(a, g.Lit)}
+    return set()
+
+
 def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
     """The optional closers the output leaves out only at its end: an opt() right after
     (whitespace aside) a many() whose item commits at its opener (a block of calls), or
@@ -347,14 +356,7 @@ def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
             if isinstance(repeated, g.Many) and commit_prefixes(repeated.item, rules):
                 found.add(id(item))
             text = _first(repeated) if repeated is not None else None
-            opener = _first(item.item)
-            spellings = (
-                {a.text for a in opener.alts if isinstance(a, g.Lit)}
-                if isinstance(opener, g.Choice) and all(isinstance(a, g.Lit) for a in opener.alts)
-                else {opener.text}
-                if isinstance(opener, g.Lit)
-                else set()
-            )
+            spellings = _spellings(_first(item.item))
             if (
                 isinstance(text, g.Until)
                 and spellings
@@ -823,25 +825,20 @@ class Lowerer:
         subs = [replace(ctx, param=p) for p in (props if isinstance(props, Mapping) else ())]
         if self.undeclared(ctx.tool):
             subs.append(replace(ctx, undeclared=True))
+        lowered = [[self.node(i, sub) for i in node.items] for sub in subs]
         naming = [k for k, i in enumerate(node.items) if "param_name" in self.roles(i)]
-        alts: list[Expr | None] = []
+        if len(naming) != 1:
+            return _alt([_seq(items) for items in lowered])
+        (k,) = naming
         by_rest: list[tuple[list[Expr | None], list[Expr | None]]] = []  # schemas: no hash
-        for sub in subs:
-            items = [self.node(i, sub) for i in node.items]
-            if len(naming) != 1:
-                alts.append(_seq(items))
-                continue
-            k = naming[0]
+        for items in lowered:
             rest = [*items[:k], *items[k + 1 :]]
             group = next((names for r, names in by_rest if r == rest), None)
             if group is None:
                 by_rest.append((rest, [items[k]]))
             else:
                 group.append(items[k])
-        for rest, names in by_rest:
-            k = naming[0]
-            alts.append(_seq([*rest[:k], _alt(names), *rest[k:]]))
-        return _alt(alts)
+        return _alt([_seq([*rest[:k], _alt(names), *rest[k:]]) for rest, names in by_rest])
 
     def undeclared(self, tool: int) -> bool:
         """Whether the tool's parameters may be others than its schema declares, with no
@@ -993,7 +990,11 @@ class Lowerer:
                     return JsonValue(self.tools[ctx.tool].schema)
                 if self.tools:
                     return JsonValue({"anyOf": [t.schema for t in self.tools]})
-        if role == "param_name" and ctx.tool is not None and (ctx.param or ctx.undeclared):
+        if (
+            role == "param_name"
+            and ctx.tool is not None
+            and (ctx.param is not None or ctx.undeclared)
+        ):
             return self.param_name(node, ctx)
         if role == "param_value" and ctx.param is not None and ctx.tool is not None:
             props = self.tools[ctx.tool].schema.get("properties") or {}

@@ -231,6 +231,10 @@ class _TextParts:
     def stop_firsts(self) -> frozenset[str]:
         return frozenset(t[0] for t in self.stops)
 
+    def plain_holds(self, text: bytes) -> bool:
+        """Whether the plain run may hold these bytes: ASCII, no stop's first character."""
+        return all(b < 0x80 and chr(b) not in self.stop_firsts for b in text)
+
 
 class _Writer:
     def __init__(
@@ -470,12 +474,10 @@ class _Writer:
                 after = None
             elif any(t.encode() in lexeme.text for t in parts.stops):
                 continue  # the text never holds it
-            elif all(chr(b) not in parts.stop_firsts and b < 0x80 for b in lexeme.text):
+            elif parts.plain_holds(lexeme.text):
                 plain_refused.append(lexeme.text)
                 after = "" if ends else self.refusing(parts, rests, False, leaf=True)
-            elif len(lexeme.text) > 1 and all(
-                chr(b) not in parts.stop_firsts and b < 0x80 for b in lexeme.text[1:]
-            ):
+            elif len(lexeme.text) > 1 and parts.plain_holds(lexeme.text[1:]):
                 # the first chunk counts it as one more stop (`<|plugin|>`: `<|plu` and
                 # a character that leaves it is a chunk, `<|plugin|>` is none), so the
                 # literal outlives every chunk that begins it
