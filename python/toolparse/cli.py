@@ -7,11 +7,12 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from . import (
     ContentDelta,
     End,
+    Event,
     JsonScanner,
     MarkerTrie,
     ParseError,
@@ -24,7 +25,7 @@ from . import (
     get_format,
 )
 from .formats import Format
-from .message import Message
+from .message import Message, ToolCall
 
 
 class CommandError(Exception):
@@ -59,39 +60,203 @@ def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
     return checked
 
 
+def call_json(call: ToolCall) -> dict[str, object]:
+    """A complete tool call as plain JSON data."""
+    return {"index": call.index, "id": call.id, "name": call.name, "arguments": call.arguments} | (
+        {"repaired": True} if call.repaired else {}
+    )
+
+
+def error_json(error: ParseError) -> dict[str, object]:
+    """A parse error as plain JSON data."""
+    return {
+        "kind": error.kind,
+        "message": error.message,
+        "index": error.index,
+        "offset": error.offset,
+    }
+
+
 def message_json(message: Message) -> dict[str, object]:
     """The message as plain JSON data."""
     return {
         "content": message.content,
         "reasoning_content": message.reasoning_content,
-        "tool_calls": [
-            {"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments}
-            | ({"repaired": True} if c.repaired else {})
-            for c in message.tool_calls
-        ],
-        "errors": [
-            {"kind": e.kind, "message": e.message, "index": e.index, "offset": e.offset}
-            for e in message.errors
-        ],
+        "tool_calls": [call_json(c) for c in message.tool_calls],
+        "errors": [error_json(e) for e in message.errors],
         "finish_reason": message.finish_reason,
     }
 
 
-_COLOURS = {
-    ReasoningDelta: "2",  # dim
-    ContentDelta: "0",
-    ToolCallStart: "36",  # cyan
-    ToolCallArgsDelta: "36",
-    ToolCallEnd: "32",  # green
-    ParseError: "31",  # red
+def event_json(event: Event) -> dict[str, object]:
+    """One event as plain JSON data: its ``.type`` string and its fields."""
+    fields: dict[str, object]
+    match event:
+        case ReasoningDelta(text) | ContentDelta(text):
+            fields = {"text": text}
+        case ToolCallStart(index, call_id, name):
+            fields = {"index": index, "id": call_id, "name": name}
+        case ToolCallArgsDelta(index, text):
+            fields = {"index": index, "text": text}
+        case ToolCallEnd(index, call):
+            fields = {"index": index, "call": call_json(call)}
+        case ParseError():
+            fields = error_json(event)
+        case End(finish_reason, message):
+            fields = {"finish_reason": finish_reason, "message": message_json(message)}
+        case _:
+            raise TypeError(f"not a stream event: {event!r}")
+    return {"type": event.type} | fields
+
+
+class EventView(Protocol):
+    """Where ``parse --stream`` shows the events of each feed as they come."""
+
+    def show(self, events: Sequence[Event]) -> None: ...
+
+
+class JsonLinesView:
+    """The events as JSON Lines, one object per event: for jq and other programs."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def show(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+_DIM, _RED, _GREEN, _YELLOW, _CYAN = "2", "31", "32", "33", "36"  # SGR codes
+
+# Model output is untrusted: its control characters (an escape sequence could rewrite the
+# terminal) are shown as escapes; newlines and tabs are kept so the text reads as written.
+_VISIBLE_CONTROLS = {
+    code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"
 }
 
 
-def _print_event(event: Any, out: TextIO, colour: bool) -> None:
-    code = _COLOURS.get(type(event))
-    line = repr(event)
-    out.write(f"\x1b[{code}m{line}\x1b[0m\n" if colour and code else line + "\n")
-    out.flush()
+def _visible(text: str) -> str:
+    return text.translate(_VISIBLE_CONTROLS)
+
+
+class StyledWriter:
+    """Writes text in a style (an SGR code, or None for plain), emitting a code only where
+    the style changes, so the bytes depend on the text and its styles, not on how it was cut.
+    Newlines are written plain, so every line ends with its colour reset."""
+
+    def __init__(self, out: TextIO, colour: bool) -> None:
+        self.out = out
+        self.colour = colour
+        self.style: str | None = None
+        self.at_line_start = True
+
+    def write(self, text: str, style: str | None = None) -> None:
+        for number, line in enumerate(text.split("\n")):
+            if number:
+                self._set_style(None)
+                self.out.write("\n")
+                self.at_line_start = True
+            if line:
+                self._set_style(style)
+                self.out.write(line)
+                self.at_line_start = False
+
+    def new_line(self) -> None:
+        """Ends the current line, if anything is on it."""
+        if not self.at_line_start:
+            self.write("\n")
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def _set_style(self, style: str | None) -> None:
+        if self.colour and style != self.style:
+            self.out.write("\x1b[0m" if style is None else f"\x1b[0;{style}m")
+        self.style = style
+
+
+class TerminalView:
+    """A readable live stream: text as it arrives, calls as they fill in, errors in red.
+
+    Deltas are written as they come, with no added newlines; a new section (reasoning,
+    content, a call) starts on a new line.
+    """
+
+    def __init__(self, out: TextIO, colour: bool) -> None:
+        self.writer = StyledWriter(out, colour)
+        self.section: str | int | None = None  # "reasoning", "content", or a call's index
+        self.call_names: dict[int, str] = {}
+
+    def show(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self._show(event)
+        self.writer.flush()
+
+    def _show(self, event: Event) -> None:
+        write = self.writer.write
+        match event:
+            case ReasoningDelta(text):
+                if self._enter("reasoning"):
+                    write("reasoning\n", _DIM)
+                write(_visible(text), _DIM)
+            case ContentDelta(text):
+                self._enter("content")
+                write(_visible(text))
+            case ToolCallStart(index, _, name):
+                self.call_names[index] = name
+                self._enter_call(index)
+            case ToolCallArgsDelta(index, text):
+                self._enter_call(index)
+                write(_visible(text))
+            case ToolCallEnd(index, call):
+                self.call_names[index] = call.name
+                self._enter_call(index)
+                write(" ✓", _GREEN)
+                if call.repaired:
+                    write(" repaired", _YELLOW)
+                self.section = None
+            case ParseError(kind, message, index, offset):
+                if index is not None and index == self.section:
+                    write(" ✗", _RED)
+                where = f"call {index}, byte {offset}" if index is not None else f"byte {offset}"
+                self.writer.new_line()
+                write(f"error {kind}: {_visible(message)} ({where})\n", _RED)
+                self.section = None
+            case End(_, message):
+                self.writer.new_line()
+                self._summary(message)
+
+    def _enter(self, section: str | int) -> bool:
+        """Starts a section on a new line, unless it is the current one; says if it did."""
+        if section == self.section:
+            return False
+        self.writer.new_line()
+        self.section = section
+        return True
+
+    def _enter_call(self, index: int) -> None:
+        if self._enter(index):
+            name = _visible(self.call_names.get(index, "?"))
+            self.writer.write(f"call {index} {name}", _CYAN)
+            self.writer.write(" ")
+
+    def _summary(self, message: Message) -> None:
+        calls, errors = len(message.tool_calls), len(message.errors)
+        self.writer.write(
+            f"finish: {message.finish_reason}, {calls} call{'s' * (calls != 1)}, ", _DIM
+        )
+        self.writer.write(f"{errors} error{'s' * (errors != 1)}\n", _RED if errors else _DIM)
+
+
+def _event_view(args: argparse.Namespace) -> EventView:
+    """The readable stream for a person at a terminal (or --color always, for less -R);
+    JSON Lines for programs (--json, or a pipe)."""
+    if args.json or not (sys.stdout.isatty() or args.color == "always"):
+        return JsonLinesView(sys.stdout)
+    # https://no-color.org: a non-empty NO_COLOR turns default colour off
+    colour = args.color == "always" or (args.color == "auto" and not os.environ.get("NO_COLOR"))
+    return TerminalView(sys.stdout, colour)
 
 
 def _parse(args: argparse.Namespace) -> int:
@@ -107,19 +272,16 @@ def _parse(args: argparse.Namespace) -> int:
     except ValueError as error:  # an unknown format, or one without the asked-for mode
         raise CommandError(str(error)) from None
     data = _read(args.file)
-    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    events: list[Any] = []
+    view = _event_view(args) if args.stream else None
     for start in range(0, len(data), args.chunk):
         events = parser.feed(data[start : start + args.chunk])
-        if args.stream:
-            for event in events:
-                _print_event(event, sys.stdout, colour)
+        if view is not None:
+            view.show(events)
     events = parser.finish(args.finish_reason)
-    if args.stream:
-        for event in events:
-            if not isinstance(event, End):
-                _print_event(event, sys.stdout, colour)
-    print(json.dumps(message_json(parser.message), indent=2, ensure_ascii=False))
+    if view is not None:
+        view.show(events)
+    else:
+        print(json.dumps(message_json(parser.message), indent=2, ensure_ascii=False))
     return 1 if parser.message.errors else 0
 
 
@@ -217,7 +379,22 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("--format", required=True, help="a format name or alias (see formats)")
     parse.add_argument("--tools", help="a JSON file with the OpenAI tools list")
     parse.add_argument(
-        "--stream", action="store_true", help="also print each event as it is produced"
+        "--stream",
+        action="store_true",
+        help="show the events as they come: a readable stream on a terminal, JSON Lines "
+        "in a pipe; then a summary line, not the message",
+    )
+    parse.add_argument(
+        "--json",
+        action="store_true",
+        help="with --stream: JSON Lines even on a terminal, one object per event",
+    )
+    parse.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="with --stream: colour on a terminal unless NO_COLOR is set (auto); "
+        "always also shows the readable stream in a pipe (for less -R)",
     )
     parse.add_argument(
         "--reasoning-in-prompt",
@@ -266,6 +443,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as error:
         print(f"toolparse: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): end quietly, as a filter killed by SIGPIPE
+        # would, with the interpreter's last flush of stdout going nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
 
 
 if __name__ == "__main__":
