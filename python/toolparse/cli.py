@@ -381,8 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument(
         "--stream",
         action="store_true",
-        help="show the events as they come: a readable stream on a terminal, JSON Lines "
-        "in a pipe; then a summary line, not the message",
+        help="show the events as they come, not the message: a readable live stream on a "
+        "terminal, JSON Lines in a pipe (the last line carries the message)",
     )
     parse.add_argument(
         "--json",
