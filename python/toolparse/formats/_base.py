@@ -265,19 +265,26 @@ def call_array(element: Node, close: str | None, *, repair: bool = False) -> Nod
     return seq(lit("["), ws(), choice(last, seq(call, many(seq(lit(","), ws(), call)), last)))
 
 
-def reasoning_rules(
-    open_marker: str, close_marker: str, *ends: str, reopened: bool = False
-) -> dict[str, Node]:
+def reopened(open_marker: str) -> Node:
+    """The rest of a reasoning block the chat template opened ("reasoning_rest"): an
+    opening marker the model writes anyway is dropped, since it is a marker and never
+    reasoning text (models trained with the opener in the template still write it now
+    and then, and a serving stack may not know which of the two it has)."""
+    return seq(opt(seq(ws(), lit(open_marker))), ref("reasoning_rest"))
+
+
+def reasoning_rules(open_marker: str, close_marker: str, *ends: str) -> dict[str, Node]:
     """The entry rules of a format whose output may open with a reasoning block: "start"
     (optional whitespace, an optional block, then the format's "body" rule) and
     "start_in_reasoning" (the chat template already opened the block).  `ends` are the
-    markers that end the reasoning implicitly, as in think_block().  reopened: when the
-    template opened the block, an opening marker the model writes anyway is dropped."""
+    markers that end the reasoning implicitly, as in think_block().  When the template
+    opened the block, an opening marker the model writes anyway is dropped (reopened)."""
     think, rest = think_block(open_marker, close_marker, *ends)
-    reopen = [opt(seq(ws(), lit(open_marker)))] if reopened else []
     return {
         "start": seq(ws(), opt(ref("think")), ref("body")),
-        "start_in_reasoning": seq(*reopen, ref("reasoning_rest"), ref("body")),
+        "start_in_reasoning": seq(
+            opt(seq(ws(), lit(open_marker))), ref("reasoning_rest"), ref("body")
+        ),
         "think": think,
         "reasoning_rest": rest,
     }

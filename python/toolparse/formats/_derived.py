@@ -96,7 +96,7 @@ def _rules(
     }
     entries = {"start": "start"}
     if think is not None:
-        rules |= reasoning_rules(think.open, think.close, reopened=True)
+        rules |= reasoning_rules(think.open, think.close)
         entries["start_in_reasoning"] = "start_in_reasoning"
     else:
         rules["start"] = seq(ws(), ref("body"))

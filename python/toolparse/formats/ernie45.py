@@ -69,7 +69,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(
                 many(
                     choice(ref("call"), ref("response_open"), ref("response_close"), ref("content"))

@@ -57,7 +57,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_array, think_block
+from ._base import Format, call_array, reopened, think_block
 
 TOOL_TOKEN, TOOL_TEXT = "<|tool_call|>", "<tool_call>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -81,7 +81,7 @@ FORMAT = Format(
     grammar=Grammar(
         rules={
             "start": seq(ws(), opt(choice(ref("think"), ref("thoughts"))), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
+            "start_in_reasoning": seq(reopened(THINK_OPEN), ref("body")),
             "think": _think,
             "reasoning_rest": _reasoning_rest,
             "thoughts": seq(

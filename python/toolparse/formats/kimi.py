@@ -48,7 +48,7 @@ FORMAT = Format(
     tool_calls=False,
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("stray"), ref("content"))), eof()),
             "stray": seq(choice(lit(THINK_OPEN), lit(THINK_CLOSE)), ws()),
             "content": tag("content", until(THINK_OPEN, THINK_CLOSE, min1=True, commit=True)),

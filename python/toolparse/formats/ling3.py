@@ -59,7 +59,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, ROLE_END, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, ROLE_END),
             "body": seq(many(choice(ref("call"), ref("role_end"), ref("content"))), eof()),
             "role_end": seq(lit(ROLE_END), ws()),
             "content": tag("content", until(TOOL_OPEN, ROLE_END, min1=True, commit=True)),

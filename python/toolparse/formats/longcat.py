@@ -57,7 +57,7 @@ FORMAT = Format(
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("call"), ref("content"))), eof()),
             "call": call_block(TOOL_OPEN, TOOL_CLOSE, json_call()),
             "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),

@@ -135,7 +135,7 @@ FORMAT = Format(
     call_markers=(INVOKE_OPEN, INVOKE_CLOSE),
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, BLOCK_OPEN, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, BLOCK_OPEN),
             "body": seq(many(choice(ref("block"), ref("content"))), eof()),
             **invoke_rules(BLOCK_OPEN, BLOCK_CLOSE, INVOKE_OPEN, INVOKE_CLOSE, "parameter"),
             "parameter": seq(

@@ -125,7 +125,7 @@ FORMAT = Format(
     call_markers=(INVOKE_OPEN, INVOKE_CLOSE),
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             # a bare </mm:think> at the start (thinking disabled) is dropped
             "start": seq(
                 ws(),

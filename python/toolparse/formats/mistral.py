@@ -71,7 +71,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, think_block
+from ._base import Format, reopened, think_block
 
 TOOL_CALLS, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
 THINK_OPEN, THINK_CLOSE = "[THINK]", "[/THINK]"
@@ -114,7 +114,7 @@ FORMAT = Format(
     grammar=Grammar(
         rules={
             "start": seq(ws(), ref("body")),
-            "start_in_reasoning": seq(ref("reasoning_rest"), ref("body")),
+            "start_in_reasoning": seq(reopened(THINK_OPEN), ref("body")),
             "think": _think,
             "reasoning_rest": _reasoning_rest,
             "body": seq(

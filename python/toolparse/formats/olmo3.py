@@ -89,7 +89,7 @@ FORMAT = Format(
     argument_notation="Python literals",
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(many(choice(ref("block"), ref("content"))), eof()),
             "block": seq(
                 lit(BLOCK_OPEN),

@@ -104,7 +104,7 @@ FORMAT = Format(
     call_markers=(REQUEST_OPEN, REQUEST_CLOSE),
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, EOT, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE, EOT),
             "body": seq(
                 many(choice(ref("block"), ref("end_of_turn"), ref("content"))),
                 eof(),

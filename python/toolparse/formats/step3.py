@@ -103,7 +103,7 @@ FORMAT = Format(
     call_markers=(CALL_BEGIN, CALL_END),
     grammar=Grammar(
         rules={
-            **reasoning_rules(THINK_OPEN, THINK_CLOSE, reopened=True),
+            **reasoning_rules(THINK_OPEN, THINK_CLOSE),
             "body": seq(
                 many(choice(ref("section"), ref("call"), ref("stray_end"), ref("content"))),
                 eof(),
