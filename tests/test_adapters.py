@@ -83,18 +83,24 @@ class Stream:
         self.content += delta.content
         self.errors += delta.errors
         self.repaired += delta.repaired
+        indexes = [piece.index for piece in delta.calls]
+        # One piece per call per delta: a client that reads tool_calls[0] of each chunk
+        # misses nothing.
+        assert len(indexes) == len(set(indexes)), delta.calls
         for piece in delta.calls:
             self.add_call(piece)
 
     def add_call(self, piece: CallDelta) -> None:
         call = self.calls.get(piece.index)
         if call is None:
-            # A call's first piece carries its id and name, and only that.
-            assert piece.id and piece.name and piece.arguments == "", piece
+            # A call's first piece carries its id and name, and the first arguments
+            # where the same feed brought them.
+            assert piece.id and piece.name, piece
             self.calls[piece.index] = {"id": piece.id, "name": piece.name, "arguments": ""}
             self.order.append(piece.index)
-            return
-        assert piece.id is None and piece.name is None and piece.arguments, piece
+        else:
+            assert piece.id is None and piece.name is None and piece.arguments, piece
+        call = self.calls[piece.index]
         call["arguments"] += piece.arguments
 
 
@@ -179,22 +185,26 @@ def test_a_call_goes_out_as_name_then_argument_fragments() -> None:
     deltas.append(translator.finish())
     firsts = [p for d in deltas for p in d.calls if p.name is not None]
     assert [(p.index, p.name) for p in firsts] == [(0, "get_weather"), (1, "get_weather")]
-    assert all(p.id and p.id.startswith("call_") and p.arguments == "" for p in firsts)
+    assert all(p.id and p.id.startswith("call_") for p in firsts)
     assert firsts[0].id != firsts[1].id
-    fragments = [p.arguments for d in deltas for p in d.calls if p.index == 0 and p.name is None]
+    fragments = [p.arguments for d in deltas for p in d.calls if p.index == 0]
     assert len(fragments) > 5 and "".join(fragments) == '{"city": "Paris"}'
 
 
-def test_one_feed_sends_one_fragment_per_call() -> None:
+def test_one_feed_sends_one_entry_per_call() -> None:
+    """The name and the first arguments of a call that one feed brings go out in one
+    entry: two entries with one index in a chunk break a client that reads
+    ``delta.tool_calls[0]`` (it would lose the arguments' first characters)."""
     translator = ResponseTranslator("qwen3", tools=TOOLS)
     delta = translator.feed(QWEN3)
     assert [(p.index, p.name, p.arguments) for p in delta.calls] == [
-        (0, "get_weather", ""),
-        (0, None, '{"city": "Paris"}'),
-        (1, "get_weather", ""),
-        (1, None, '{"city": "Oslo"}'),
+        (0, "get_weather", '{"city": "Paris"}'),
+        (1, "get_weather", '{"city": "Oslo"}'),
     ]
     assert delta.reasoning == "\nParis, then Oslo.\n" and delta.content == "Let me check. "
+    translator = ResponseTranslator("qwen3", tools=TOOLS)
+    delta = translator.feed('<tool_call>\n{"name": "get_weather", "arguments": {"ci')
+    assert [(p.index, p.name, p.arguments) for p in delta.calls] == [(0, "get_weather", '{"ci')]
 
 
 def test_an_unknown_tool_is_an_error_and_leaves_no_gap() -> None:
@@ -290,6 +300,10 @@ def tool_options(fixture: Fixture) -> dict[str, Any]:
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
 def test_the_split_then_the_rest_is_the_whole_parse(fixture: Fixture) -> None:
+    """A non-streamed pair: the reasoning parser reports the whole message's reasoning,
+    and the tool parser reads the rest it hands on into the message's content and
+    calls (a rest with no call is the content itself, so no markup reaches a client
+    that gets it unread)."""
     reasoning, rest = split_reasoning(
         text_of(fixture), fixture.format, reasoning_in_prompt=whole_reasoning(fixture)
     )
@@ -302,8 +316,10 @@ def test_the_split_then_the_rest_is_the_whole_parse(fixture: Fixture) -> None:
         **tool_options(fixture),
     )
     whole = fixture.parse("native")
-    assert ((reasoning or "") + (tail.reasoning_content or "")) == (whole.reasoning_content or "")
+    assert reasoning == (whole.reasoning_content or None)
     assert tail.content == whole.content
+    if not (whole.tool_calls or whole.errors):
+        assert rest == whole.content
     assert [(c.name, c.arguments) for c in tail.tool_calls] == [
         (c.name, c.arguments) for c in whole.tool_calls
     ]
@@ -461,3 +477,94 @@ def test_tools_as_dicts() -> None:
     assert tools_as_dicts(tools) == [{"type": "function", "function": function}, TOOLS[0]]
     with pytest.raises(TypeError):
         tools_as_dicts([object()])
+
+
+# -- what a reasoning parser hands on, and whether the template opened the block -------
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
+def test_the_clean_split_is_the_message_without_its_calls(fixture: Fixture) -> None:
+    """With no tool parser after it, a reasoning parser hands the client the content as
+    the format reads it, never markup; calls are left out (and counted)."""
+    splitter = ReasoningSplitter(
+        fixture.format, reasoning_in_prompt=whole_reasoning(fixture), mode="clean"
+    )
+    reasoning = content = ""
+    for piece in pieces(text_of(fixture), 5):
+        delta = splitter.feed(piece)
+        reasoning, content = reasoning + delta.reasoning, content + delta.content
+        assert not splitter.ended
+    last = splitter.finish()
+    whole = toolparse.parse(
+        text_of(fixture), fixture.format, reasoning_in_prompt=whole_reasoning(fixture)
+    )
+    assert reasoning + last.reasoning == (whole.reasoning_content or "")
+    assert content + last.content == (whole.content or "")
+    starts = toolparse.StreamParser(fixture.format, reasoning_in_prompt=whole_reasoning(fixture))
+    events = starts.feed(fixture.raw) + starts.finish()
+    assert splitter.calls_left_out == sum(isinstance(e, toolparse.ToolCallStart) for e in events)
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
+def test_the_rest_with_all_reasoning(fixture: Fixture) -> None:
+    """For a stack whose tool-parser results have no reasoning field (SGLang): the raw
+    rest as the plain split gives it, and the reasoning of the whole output."""
+    options = {"reasoning_in_prompt": whole_reasoning(fixture)}
+    both = ReasoningSplitter(fixture.format, mode="rest_and_reasoning", **options)
+    plain = ReasoningSplitter(fixture.format, **options)
+    got = [both.feed(p) for p in pieces(text_of(fixture), 3)] + [both.finish()]
+    rest = [plain.feed(p) for p in pieces(text_of(fixture), 3)] + [plain.finish()]
+    whole = toolparse.parse(text_of(fixture), fixture.format, **options)
+    assert "".join(d.reasoning for d in got) == (whole.reasoning_content or "")
+    assert "".join(d.content for d in got) == "".join(d.content for d in rest)
+
+
+def test_a_tool_parser_alone_passes_a_leading_block_through() -> None:
+    text = (
+        "<think>\nWeather first.\n</think>\n\nChecking. <tool_call>\n"
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    )
+    message = toolparse.parse(text, tr.passthrough_format("qwen3"), tools=TOOLS)
+    assert message.content == "<think>\nWeather first.\n</think>\n\nChecking. "
+    assert message.reasoning_content is None
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    # a format whose reasoning is structure, not a leading block, is left as it is
+    assert tr.passthrough_format("gpt_oss") is toolparse.get_format("gpt_oss")
+    assert tr.passthrough_format("llama3_json").name == "llama3_json"
+
+
+def test_the_prompt_tells_whether_the_template_opened_the_block() -> None:
+    assert tr.reasoning_open_at("<|im_start|>assistant\n<think>\n", "qwen3") is True
+    assistant = "<\uff5cAssistant\uff5c>"  # DeepSeek's assistant marker
+    assert tr.reasoning_open_at(assistant + "<think>", "deepseek_v31") is True
+    assert tr.reasoning_open_at(assistant + "</think>", "deepseek_v31") is False
+    assert tr.reasoning_open_at("<|im_start|>assistant\n<think>\n\n</think>\n\n", "qwen3") is False
+    assert tr.reasoning_open_at("<|im_start|>assistant\n", "qwen3") is False
+    assert tr.reasoning_open_at("<|start|>assistant", "gpt_oss") is None
+
+
+def test_the_strongest_evidence_decides() -> None:
+    decide = tr.decide_reasoning_in_prompt
+    assert decide() is None
+    assert decide(name_default=True) is True
+    assert decide(template_kwargs={"thinking": False}, name_default=True) is False
+    assert decide(prompt_open=True, template_kwargs={"thinking": False}) is True
+    assert decide(forced=False, prompt_open=True) is False
+    assert tr.template_default("qwen3-thinking", None) is True
+    assert tr.template_default("glm47", {"enable_thinking": False}) is False
+    assert tr.template_default("glm47", {"enable_thinking": True}) is True
+    assert tr.template_default("qwen3", None) is None
+
+
+def test_reasoning_tokens_are_counted_by_what_they_became() -> None:
+    counter = tr.ReasoningTokenCounter()
+    splitter = ReasoningSplitter("qwen3")
+    tokens = ["<think>", "\nPlan", " it", "\n</", "think>", "\n\n", "Sure", "."]
+    for token in tokens:
+        counter.add(1, splitter.feed(token))
+    counter.add(0, splitter.finish())
+    # the opener and the plan's three tokens are reasoning; "</" waits and goes with
+    # what follows the closer
+    assert (counter.count, counter.tokens) == (4, len(tokens))

@@ -5,6 +5,7 @@ install its parsers on a CPU machine)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ try:
     from vllm.tool_parsers import ToolParserManager
 
     from toolparse.adapters import vllm as adapter
+    from toolparse.adapters._translate import passthrough_format
 except Exception as error:  # not installed, or a vLLM this adapter does not know
     pytest.skip(
         f"vLLM is not importable here ({type(error).__name__}: {error}); "
@@ -92,11 +94,27 @@ def parser_class(fixture: Fixture, with_reasoning: bool) -> Any:
     return type("Parser", (DelegatingParser,), attributes)
 
 
-def expected(fixture: Fixture) -> toolparse.Message:
-    # vLLM does not tell its parsers why a stream ended: they finish with "stop".
-    return toolparse.parse(
-        fixture.raw, fixture.format, tools=fixture.tools, finish_reason="stop", **fixture.options
+def expected(fixture: Fixture, with_reasoning: bool = True) -> toolparse.Message:
+    """What the client gets.  vLLM does not tell its parsers why a stream ended: they
+    finish with "stop".  A tool parser with no reasoning parser before it passes an
+    opening reasoning block through as content (vLLM's skip_reasoning_parsing) and
+    reports no reasoning (a non-streamed tool-parser result has no place for it)."""
+    if with_reasoning:
+        return toolparse.parse(
+            fixture.raw,
+            fixture.format,
+            tools=fixture.tools,
+            finish_reason="stop",
+            **fixture.options,
+        )
+    fmt = passthrough_format(fixture.format)
+    options = dict(fixture.options)
+    if fmt.name.endswith(".passthrough"):
+        options.pop("reasoning_in_prompt", None)
+    message = toolparse.parse(
+        fixture.raw, fmt, tools=fixture.tools, finish_reason="stop", **options
     )
+    return dataclasses.replace(message, reasoning_content=None)
 
 
 def stream(fixture: Fixture, with_reasoning: bool, mode: str | int) -> dict[str, Any]:
@@ -118,13 +136,15 @@ def stream(fixture: Fixture, with_reasoning: bool, mode: str | int) -> dict[str,
         for call in delta.tool_calls:
             function = call.function
             if call.index not in out["calls"]:
-                # The first piece of a call: index, id, type and name, no arguments.
+                # The first piece of a call: index, id, type and name (and the first
+                # arguments where the same chunk brought them).
                 assert call.id and call.type == "function" and function.name
-                assert not function.arguments  # vLLM may set "" at the end
                 out["calls"][call.index] = {"id": call.id, "name": function.name, "arguments": ""}
             else:
-                assert call.id is None and function.name is None and function.arguments
-                out["calls"][call.index]["arguments"] += function.arguments
+                assert call.id is None and function.name is None
+                # only set fields go on the wire: a fragment never says "id": null
+                assert set(call.model_dump(exclude_unset=True)) == {"index", "function"}
+            out["calls"][call.index]["arguments"] += function.arguments or ""
     assert parser.tool_parser.get_remaining_unstreamed_args() == ""
     return out
 
@@ -136,7 +156,7 @@ def test_the_serving_path_streams_the_message(
     fixture: Fixture, mode: str | int, with_reasoning: bool
 ) -> None:
     out = stream(fixture, with_reasoning, mode)
-    message = expected(fixture)
+    message = expected(fixture, with_reasoning)
     assert out["reasoning"] == (message.reasoning_content or "")
     assert out["content"] == (message.content or "")
     calls = list(out["calls"].values())
@@ -160,9 +180,8 @@ def test_the_whole_output_at_once(fixture: Fixture, with_reasoning: bool) -> Non
     reasoning, content, calls = cls(Tokenizer(), request.tools).parse(
         fixture.raw.decode("utf-8"), request, enable_auto_tools=True
     )
-    message = expected(fixture)
-    # Without a reasoning parser the non-streamed result has no place for reasoning.
-    assert reasoning == (message.reasoning_content or None if with_reasoning else None)
+    message = expected(fixture, with_reasoning)
+    assert reasoning == (message.reasoning_content or None)
     assert content == message.content
     assert [(c.name, json.loads(c.arguments)) for c in calls or []] == [
         (c.name, c.arguments) for c in message.tool_calls
@@ -237,3 +256,167 @@ def test_thinking_turned_off_reads_no_reasoning_block() -> None:
     request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "a"}])
     assert on.extract_reasoning("plan</think>answer", request) == ("plan", "answer")
     assert off.extract_reasoning("answer", request) == (None, "answer")
+
+
+# -- what reaches the client, through vLLM's own serving path --------------------------
+
+
+def sdk_message(deltas: list[Any]) -> Any:
+    """The message the openai SDK's stream helper (client.chat.completions.stream())
+    builds from these deltas, serialised as vLLM's server sends them."""
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    state: Any = ChatCompletionStreamState()
+    for k, delta in enumerate(deltas):
+        last = k == len(deltas) - 1
+        chunk = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": json.loads(delta.model_dump_json(exclude_unset=True)),
+                    "finish_reason": "tool_calls" if last else None,
+                }
+            ],
+        }
+        state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+    return state.current_completion_snapshot.choices[0].message
+
+
+def test_the_openai_stream_helper_accumulates_the_deltas() -> None:
+    """A fragment carries no "id": null / "type": null / "name": null, which the SDK's
+    accumulator would copy over the call's id and type (it then asserts, or hands back
+    a call of type None)."""
+    parser = adapter.tool_parser_class("qwen3_coder")(Tokenizer(), None)
+    request = ChatCompletionRequest(model="m", messages=MESSAGES, tools=TOOLS)
+    text = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+    deltas = [parser.extract_tool_calls_streaming("", "", c, [], [], [], request) for c in text]
+    deltas = [d for d in deltas if d is not None]
+    fragment = deltas[-1].tool_calls[0].model_dump(exclude_unset=True)
+    assert fragment.keys() == {"index", "function"} and fragment["function"].keys() == {"arguments"}
+    assert '"content"' not in deltas[-1].model_dump_json(exclude_unset=True)
+    (call,) = sdk_message(deltas).tool_calls
+    assert (call.type, call.function.name, json.loads(call.function.arguments)) == (
+        "function",
+        "f",
+        {"a": "1"},
+    )
+
+
+def real_tokenizer(*words: str) -> Any:
+    """A transformers fast tokenizer over these words plus the markers as added tokens
+    (built here: nothing comes from a model hub)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    transformers = pytest.importorskip("transformers")
+    vocab = {w: k for k, w in enumerate(["[UNK]", "a", "b", *words])}
+    raw = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
+    raw.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=raw, unk_token="[UNK]")
+    tokenizer.add_tokens(["<think>", "</think>", "<tool_call>", "<|Assistant|>"])
+    return tokenizer
+
+
+@pytest.mark.parametrize(
+    ("prompt", "output", "reasoning", "content"),
+    [
+        # DeepSeek V3.1 with thinking on: the template opens the block
+        ("a <|Assistant|><think>", "2 plus 2 is 4.</think>It is 4.", "2 plus 2 is 4.", "It is 4."),
+        # thinking off: the template closes it empty; the answer is content
+        ("a <|Assistant|></think>", "It is 4.", None, "It is 4."),
+        # no block opened: one the model writes itself is still read
+        ("a <|Assistant|>", "<think>plan</think>It is 4.", "plan", "It is 4."),
+    ],
+)
+def test_the_prompt_decides_whether_reasoning_opened(
+    prompt: str, output: str, reasoning: str | None, content: str
+) -> None:
+    tokenizer = real_tokenizer()
+    ids = tokenizer.encode(prompt)
+    cls = ParserManager.get_parser(
+        tool_parser_name="toolparse_deepseek_v31",
+        reasoning_parser_name="toolparse_deepseek_v31",
+        enable_auto_tools=True,
+    )
+    request = ChatCompletionRequest(model="m", messages=MESSAGES)
+    whole = cls(tokenizer, None)
+    whole.set_prompt_token_ids(ids)  # what vLLM's non-streamed path does first
+    assert whole.parse(output, request, enable_auto_tools=True)[:2] == (reasoning, content)
+    parser = cls(tokenizer, None)
+    processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+    out = {"reasoning": "", "content": ""}
+    for k, piece in enumerate(pieces(output, 3)):
+        step = processor.step(piece, [1], None, ids if k == 0 else None)
+        for field in out:
+            out[field] += getattr(step.delta, field, None) or "" if step.delta else ""
+    step = processor.step("", [], "stop", None)
+    for field in out:
+        out[field] += getattr(step.delta, field, None) or "" if step.delta else ""
+    assert (out["reasoning"] or None, out["content"]) == (reasoning, content)
+
+
+def test_a_name_for_a_template_that_opens_reasoning() -> None:
+    """toolparse_qwen3-thinking (Qwen3-*-Thinking-2507) and toolparse_glm47 start in the
+    reasoning where the request brings no evidence of its own."""
+    request = ChatCompletionRequest(model="m", messages=MESSAGES)
+    thinking = ReasoningParserManager.get_reasoning_parser("toolparse_qwen3-thinking")
+    assert thinking(Tokenizer()).extract_reasoning("plan</think>Hi", request) == ("plan", "Hi")
+    plain = ReasoningParserManager.get_reasoning_parser("toolparse_qwen3")
+    assert plain(Tokenizer()).extract_reasoning("Hi", request) == (None, "Hi")
+    glm = ReasoningParserManager.get_reasoning_parser("toolparse_glm47")
+    off = glm(Tokenizer(), chat_template_kwargs={"enable_thinking": False})
+    assert off.extract_reasoning("Hi", request) == (None, "Hi")
+    assert glm(Tokenizer()).extract_reasoning("plan</think>Hi", request) == ("plan", "Hi")
+
+
+PLAIN_ANSWERS = [
+    f
+    for f in FIXTURES
+    if not (f.expected["message"]["tool_calls"] or f.expected["errors"] or f.options)
+]
+
+
+@pytest.mark.parametrize("fixture", PLAIN_ANSWERS, ids=[f.id for f in PLAIN_ANSWERS])
+def test_a_reasoning_parser_alone_hands_clean_content(fixture: Fixture) -> None:
+    """--reasoning-parser without a tool parser: no markup reaches the client (the whole
+    gpt-oss analysis channel, <|START_RESPONSE|>, <response>, ...), streamed or not."""
+    name = "toolparse_" + fixture.format
+    cls = ParserManager.get_parser(reasoning_parser_name=name)
+    request = ChatCompletionRequest(model="m", messages=MESSAGES)
+    message = expected(fixture)
+    reasoning, content, _ = cls(Tokenizer()).parse(fixture.raw.decode("utf-8"), request)
+    assert (reasoning, content) == (message.reasoning_content or None, message.content)
+    parser = cls(Tokenizer())
+    processor = ChatStreamProcessor(request, parser, enable_auto_tools=False, parser_cls=cls)
+    chunks = list(pieces(fixture.raw.decode("utf-8"), 3))
+    got = {"reasoning": "", "content": ""}
+    for k, chunk in enumerate(chunks):
+        step = processor.step(chunk, [4], "stop" if k == len(chunks) - 1 else None, [7, 8])
+        for field in got:
+            got[field] += (getattr(step.delta, field) or "") if step.delta else ""
+    assert got == {"reasoning": message.reasoning_content or "", "content": message.content or ""}
+
+
+def test_reasoning_tokens_are_counted() -> None:
+    tokenizer = real_tokenizer("plan", "it", "well", "Sure")
+    cls = ParserManager.get_parser(
+        tool_parser_name="toolparse_qwen3",
+        reasoning_parser_name="toolparse_qwen3",
+        enable_auto_tools=True,
+    )
+    output = "<think> plan it well </think> Sure"
+    ids = tokenizer.encode(output)
+    request = ChatCompletionRequest(model="m", messages=MESSAGES)
+    parser = cls(tokenizer, None)
+    processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+    for k, token in enumerate(ids):
+        text = tokenizer.decode([token]) + " "
+        processor.step(text, [token], "stop" if k == len(ids) - 1 else None, [1])
+    streamed = parser.count_reasoning_tokens(tuple(ids))
+    whole = cls(tokenizer, None)
+    whole.parse(output, request, enable_auto_tools=True)
+    # the opener and the three words of the plan
+    assert streamed == whole.count_reasoning_tokens(ids) == 4

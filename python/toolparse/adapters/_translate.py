@@ -52,18 +52,26 @@ from ..stream import StreamParser, parse
 
 __all__ = [
     "PREFIX",
+    "TEMPLATE_OPENS_REASONING",
     "CallDelta",
     "CallRecord",
     "Delta",
     "ReasoningEndScanner",
     "ReasoningMarkers",
     "ReasoningSplitter",
+    "ReasoningTokenCounter",
     "ResponseTranslator",
+    "SplitMode",
     "adapter_names",
+    "decide_reasoning_in_prompt",
+    "passthrough_format",
+    "reasoning_after_start",
     "reasoning_in_prompt_from",
     "reasoning_markers",
+    "reasoning_open_at",
     "reasoning_prefix_format",
     "split_reasoning",
+    "template_default",
     "tools_as_dicts",
 ]
 
@@ -252,8 +260,10 @@ class ResponseTranslator:
             return  # a held call (its arguments go out whole at its end)
         record.add(text)
         last = delta.calls[-1] if delta.calls else None
-        if last is not None and last.index == record.index and last.name is None:
-            last.arguments += text  # one fragment per call per delta
+        if last is not None and last.index == record.index:
+            # One entry per call per delta, its name entry included: a client that
+            # reads tool_calls[0] of each chunk must not miss the first fragment.
+            last.arguments += text
         else:
             delta.calls.append(CallDelta(record.index, arguments=text))
 
@@ -287,10 +297,14 @@ class ResponseTranslator:
 # -- the reasoning block at the start of an output -------------------------------------
 
 
-def format_class(base: type, suffix: str, fmt: Format, **attributes: Any) -> Any:
-    """A subclass of an adapter class bound to one format: named Toolparse<Format><suffix>,
-    in base's module, with toolparse_format (and any other class attributes) set."""
-    name = "".join(part.capitalize() for part in fmt.name.split("_"))
+def format_class(
+    base: type, suffix: str, fmt: Format, *, label: str | None = None, **attributes: Any
+) -> Any:
+    """A subclass of an adapter class bound to one format: named Toolparse<Label><suffix>
+    (the label is the registered name, the format's by default), in base's module, with
+    toolparse_format (and any other class attributes) set."""
+    words = (label or fmt.name).replace("-", "_").split("_")
+    name = "".join(word.capitalize() for word in words)
     namespace = {"__module__": base.__module__, "toolparse_format": fmt.name, **attributes}
     return type(f"Toolparse{name}{suffix}", (base,), namespace)
 
@@ -368,21 +382,82 @@ def _prefix_format(name: str) -> Format:
     return _build_prefix_format(FORMATS[name])
 
 
+def _raw_rest() -> Node:
+    return seq(cut(), tag("content", chars("\x00-\xff")))
+
+
 def _build_prefix_format(fmt: Format) -> Format:
     rules = dict(fmt.grammar.rules)
-    rest = seq(cut(), tag("content", chars("\x00-\xff")))
     if fmt.reasoning == "none" or "body" not in rules:
-        rules = {"start": rest}
+        rules = {"start": _raw_rest()}
         entries = {"start": "start"}
     else:
-        rules["body"] = rest
+        rules["body"] = _raw_rest()
         entries = dict(fmt.grammar.entries)
+    return _variant(fmt, "reasoning", Grammar(rules, entries))
+
+
+def _variant(fmt: Format, suffix: str, grammar: Grammar, **fields: Any) -> Format:
+    fields.setdefault("repair_grammar", None)
     return dataclasses.replace(
+        fmt, name=f"{fmt.name}.{suffix}", aliases=(), grammar=grammar, **fields
+    )
+
+
+def reasoning_after_start(format: str | Format) -> bool:
+    """Whether the format's reasoning may come after its opening block (gpt-oss analysis
+    channels between calls, Cohere's reasoning after an action, Gemma 4's thought
+    channels): then only a parse of the whole output finds all of it."""
+    fmt = get_format(format)
+    if FORMATS.get(fmt.name) is fmt:
+        return _reasoning_after_start(fmt.name)
+    return _find_reasoning_after_start(fmt)
+
+
+@cache
+def _reasoning_after_start(name: str) -> bool:
+    return _find_reasoning_after_start(FORMATS[name])
+
+
+def _find_reasoning_after_start(fmt: Format) -> bool:
+    if fmt.reasoning == "none":
+        return False
+    rules = fmt.grammar.rules
+    root = rules["body"] if "body" in rules else rules[fmt.grammar.entries["start"]]
+    return any(
+        isinstance(node, Tag) and node.role == "reasoning" for node in _walk(root, rules, set())
+    )
+
+
+def passthrough_format(format: str | Format) -> Format:
+    """The format for a tool parser that no reasoning parser precedes: an opening
+    reasoning block is not read as reasoning, so its markup passes through as content
+    verbatim (vLLM's contract for a tool parser on its own, ``skip_reasoning_parsing``),
+    and calls are read from the rest as usual.  A format whose reasoning is structure
+    rather than a leading block (gpt-oss channels) is unchanged: the adapter leaves its
+    reasoning out instead, as a non-streamed tool-parser result has no place for it."""
+    fmt = get_format(format)
+    if FORMATS.get(fmt.name) is fmt:
+        return _passthrough_format(fmt.name)
+    return _build_passthrough_format(fmt)
+
+
+@cache
+def _passthrough_format(name: str) -> Format:
+    return _build_passthrough_format(FORMATS[name])
+
+
+def _build_passthrough_format(fmt: Format) -> Format:
+    rules = fmt.grammar.rules
+    if fmt.reasoning == "none" or "think" not in rules or "body" not in rules:
+        return fmt
+    repair = fmt.repair_grammar
+    return _variant(
         fmt,
-        name=f"{fmt.name}.reasoning",
-        aliases=(),
-        grammar=Grammar(rules, entries),
-        repair_grammar=None,
+        "passthrough",
+        Grammar(dict(rules), {"start": "body"}),
+        reasoning_in_prompt=False,
+        repair_grammar=Grammar(dict(repair.rules), {"start": "body"}) if repair else None,
     )
 
 
@@ -394,37 +469,66 @@ def _entry_option(fmt: Format, reasoning_in_prompt: bool | None) -> bool | None:
     return reasoning_in_prompt
 
 
-class ReasoningSplitter:
-    """The reasoning at the start of one response, streamed; then the raw rest.
+# What a reasoning parser hands on after the reasoning: the raw rest of the output for
+# a tool parser to read ("rest"), the same with reasoning found anywhere in the output
+# ("rest_and_reasoning": a stack that feeds its reasoning parser every chunk and whose
+# tool-parser results have no reasoning field), or the content as the format reads it
+# when no tool parser follows ("clean": markup never reaches the client).
+SplitMode = Literal["rest", "rest_and_reasoning", "clean"]
 
-    ``feed`` returns a Delta with reasoning and content only.  ``ended`` turns true with
-    the first content, that is once the reasoning is certainly over; the content is the
-    output after the reasoning, verbatim (tool-call markers included)."""
+
+class ReasoningSplitter:
+    """The reasoning of one response, streamed; then what follows it (``SplitMode``).
+
+    ``feed`` returns a Delta with reasoning and content only.  In the "rest" modes,
+    ``ended`` turns true with the first content, once the opening reasoning block is
+    certainly over, and the content is the output after it, verbatim (tool-call markers
+    included).  In "clean" mode the content is the message's content (markup left out,
+    calls left out and counted in ``calls_left_out``) and ``ended`` stays false: the
+    splitter reads the whole output.  ``reasoning_over`` turns true in every mode once
+    something other than reasoning came."""
 
     def __init__(
         self,
         format: str | Format,
         *,
         reasoning_in_prompt: bool | None = None,
+        mode: SplitMode = "rest",
         engine: Engine = "native",
     ) -> None:
-        fmt = reasoning_prefix_format(get_format(format))
-        self.parser = StreamParser(
-            fmt, reasoning_in_prompt=_entry_option(fmt, reasoning_in_prompt), engine=engine
-        )
+        full = get_format(format)
+        in_prompt = _entry_option(full, reasoning_in_prompt)
+        self.mode = mode
+        if mode == "clean":
+            self.parser = StreamParser(full, reasoning_in_prompt=in_prompt, engine=engine)
+        else:
+            prefix = reasoning_prefix_format(full)
+            self.parser = StreamParser(prefix, reasoning_in_prompt=in_prompt, engine=engine)
+        # The whole output's reasoning, where the opening block does not hold all of it.
+        self._reasoning: StreamParser | None = None
+        if mode == "rest_and_reasoning" and reasoning_after_start(full):
+            self._reasoning = StreamParser(full, reasoning_in_prompt=in_prompt, engine=engine)
         self.ended = False
+        self.reasoning_over = False  # content (or a call) came after the reasoning
         self.finished = False
+        self.calls_left_out = 0
 
     def feed(self, text: str | bytes) -> Delta:
         if self.finished or not text:
             return Delta()
-        return self._split(self.parser.feed(text))
+        delta = self._split(self.parser.feed(text))
+        if self._reasoning is not None:
+            delta.reasoning = _reasoning_text(self._reasoning.feed(text))
+        return delta
 
     def finish(self, reason: str = "stop") -> Delta:
         if self.finished:
             return Delta()
         self.finished = True
-        return self._split(self.parser.finish(reason))
+        delta = self._split(self.parser.finish(reason))
+        if self._reasoning is not None:
+            delta.reasoning = _reasoning_text(self._reasoning.finish(reason))
+        return delta
 
     def _split(self, events: Iterable[Event]) -> Delta:
         reasoning: list[str] = []
@@ -434,9 +538,16 @@ class ReasoningSplitter:
                 reasoning.append(event.text)
             elif isinstance(event, ContentDelta):
                 content.append(event.text)
-        if content:
-            self.ended = True
+            elif isinstance(event, ToolCallStart):
+                self.calls_left_out += 1
+        if content or self.calls_left_out:
+            self.reasoning_over = True
+            self.ended = self.mode != "clean"
         return Delta(reasoning="".join(reasoning), content="".join(content))
+
+
+def _reasoning_text(events: Iterable[Event]) -> str:
+    return "".join(e.text for e in events if isinstance(e, ReasoningDelta))
 
 
 def split_reasoning(
@@ -444,34 +555,108 @@ def split_reasoning(
     format: str | Format,
     *,
     reasoning_in_prompt: bool | None = None,
-    all_reasoning: bool = False,
+    mode: SplitMode = "rest",
     engine: Engine = "native",
 ) -> tuple[str | None, str | None]:
-    """(the reasoning, the raw output after the opening reasoning block) of a whole
-    output; None for an empty part.  With all_reasoning, the reasoning is the whole
-    message's (with blocks after the opening one, such as gpt-oss analysis channels
-    between calls): what a non-streamed response reports, where the tool parser that
-    reads the rest has no place for reasoning."""
-    splitter = ReasoningSplitter(format, reasoning_in_prompt=reasoning_in_prompt, engine=engine)
-    first = splitter.feed(text)
-    last = splitter.finish()
-    reasoning: str | None = first.reasoning + last.reasoning
-    content = first.content + last.content
-    if all_reasoning:
-        fmt = get_format(format)
-        reasoning = parse(
-            text, fmt, reasoning_in_prompt=_entry_option(fmt, reasoning_in_prompt), engine=engine
-        ).reasoning_content
-    return reasoning or None, content or None
+    """(the reasoning, what follows it) of a whole output; None for an empty part.  The
+    reasoning is the whole message's (a non-streamed response reports all of it, also
+    blocks after the opening one).  In the "rest" modes, an output the format reads with
+    no call and no error comes back as its clean content: a tool parser would find
+    nothing in the raw rest, and a stack that hands the rest to the client unread when
+    it sees no call (SGLang) then shows no markup either."""
+    fmt = get_format(format)
+    in_prompt = _entry_option(fmt, reasoning_in_prompt)
+    whole = parse(text, fmt, reasoning_in_prompt=in_prompt, engine=engine)
+    content = whole.content
+    if mode != "clean" and (whole.tool_calls or whole.errors):
+        splitter = ReasoningSplitter(fmt, reasoning_in_prompt=in_prompt, engine=engine)
+        content = splitter.feed(text).content + splitter.finish().content
+    return whole.reasoning_content or None, content or None
+
+
+# Aliases that name a model family whose chat template opens the reasoning block, and
+# the chat_template_kwargs switch that turns thinking off there (None: always open).
+# They decide where a request brings no evidence of its own (no prompt ids, no switch).
+TEMPLATE_OPENS_REASONING: Mapping[str, str | None] = {
+    "qwen3-thinking": None,  # Qwen3-*-Thinking-2507
+    "glm47": "enable_thinking",  # GLM-4.7
+    "step3p5": None,
+    "hy_v4": None,
+    "granite_thinking_parser": "enable_thinking",  # Granite 4.2
+    "holo2": "enable_thinking",
+    "nemotron_v3": "enable_thinking",
+    "nemotron_3": "enable_thinking",
+}
+
+
+def template_default(name: str, template_kwargs: Mapping[str, Any] | None) -> bool | None:
+    """Whether the template behind a registered name opens the reasoning block for this
+    request, from the name alone (TEMPLATE_OPENS_REASONING); None when it does not say."""
+    if name not in TEMPLATE_OPENS_REASONING:
+        return None
+    switch = TEMPLATE_OPENS_REASONING[name]
+    return not (switch and template_kwargs and template_kwargs.get(switch) is False)
 
 
 def reasoning_in_prompt_from(template_kwargs: Mapping[str, Any] | None) -> bool | None:
     """False when the chat template was told not to think (``enable_thinking=False`` or
-    ``thinking=False``): no reasoning block then; else None, the format's default."""
+    ``thinking=False``): no reasoning block then; else None (no evidence)."""
     for key in THINKING_FLAGS:
         if template_kwargs and template_kwargs.get(key) is False:
             return False
     return None
+
+
+def reasoning_open_at(prompt_tail: str, format: str | Format) -> bool | None:
+    """Whether a rendered prompt that ends with prompt_tail leaves the format's reasoning
+    block open: True when its last text is an opening marker (Qwen3-Thinking's
+    ``<think>\\n``, DeepSeek V3.1's Assistant marker then ``<think>``), False otherwise (no block
+    opened, or one the template closed empty to turn thinking off; a block the model
+    writes itself is still read).  None for a format without such markers."""
+    markers = reasoning_markers(format)
+    if not markers.opening:
+        return None
+    return prompt_tail.rstrip().endswith(markers.opening)
+
+
+def decide_reasoning_in_prompt(
+    *,
+    forced: bool | None = None,
+    prompt_open: bool | None = None,
+    template_kwargs: Mapping[str, Any] | None = None,
+    name_default: bool | None = None,
+) -> bool | None:
+    """One request's reasoning_in_prompt, from the strongest evidence there is: an
+    adapter class that forces it, then the prompt itself, then the template's thinking
+    switch turned off, then what the registered name says of its template; else None
+    (the format's default)."""
+    for evidence in (forced, prompt_open, reasoning_in_prompt_from(template_kwargs)):
+        if evidence is not None:
+            return evidence
+    return name_default
+
+
+class ReasoningTokenCounter:
+    """How many generated tokens are reasoning, counted as a response streams: the
+    tokens of a feed go to the kind of text the parser gives out next (a token held
+    back, such as the start of a marker, counts with the text that follows it; a
+    marker that only ends reasoning counts with what comes after it)."""
+
+    __slots__ = ("_pending", "count", "tokens")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.tokens = 0
+        self._pending = 0
+
+    def add(self, tokens: int, delta: Delta) -> None:
+        self.tokens += tokens
+        self._pending += tokens
+        if delta.reasoning:
+            self.count += self._pending
+            self._pending = 0
+        elif delta.content or delta.calls:
+            self._pending = 0
 
 
 # -- where reasoning ends, by token id -------------------------------------------------

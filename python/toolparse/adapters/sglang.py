@@ -38,14 +38,19 @@ from typing import Any
 from ..formats import get_format
 from ..stream import parse
 from ._translate import (
+    PREFIX,
+    TEMPLATE_OPENS_REASONING,
     Delta,
     ReasoningSplitter,
     ResponseTranslator,
     ServedFields,
+    SplitMode,
     adapter_names,
+    decide_reasoning_in_prompt,
     format_class,
     reasoning_markers,
     split_reasoning,
+    template_default,
     tools_as_dicts,
 )
 
@@ -75,8 +80,6 @@ def _log(delta: Delta) -> None:
         logger.warning("toolparse: %s (call %s): %s", error.kind, error.index, error.message)
     for index in delta.repaired:
         logger.warning("toolparse: tool call %d was repaired (repair=True)", index)
-    if delta.reasoning:
-        logger.debug("toolparse: reasoning outside the reasoning block not returned")
 
 
 def to_parse_result(delta: Delta) -> Any:
@@ -114,10 +117,21 @@ class _DetectorMixin(ServedFields):
         return state
 
     def has_tool_call(self, text: str) -> bool:
-        """Whether the text holds a call, a complete one or a broken one (the request's
-        tools are not known here, so any name counts)."""
+        """Whether the text needs this detector: it holds a call (a complete one or a
+        broken one; the request's tools are not known here, so any name counts) or any
+        of the format's markup, which SGLang would otherwise hand the client as content
+        (detect_and_parse then gives the content without it)."""
         message = parse(text, self.toolparse_format, reasoning_in_prompt=False, repair=self.repair)
-        return bool(message.tool_calls or message.errors)
+        return bool(message.tool_calls or message.errors or (message.content or "") != text)
+
+    @property
+    def incomplete_tool_call_indices(self) -> set[int]:
+        """The calls that went out but never ended (SGLang then reports no "tool_calls"
+        finish reason for a response whose calls did not all close)."""
+        state = self._toolparse_state
+        if state is None:
+            return set()
+        return {c.index for c in state.calls if c.failed or (state.finished and not c.ended)}
 
     def detect_and_parse(self, text: str, tools: Any) -> Any:
         message = parse(
@@ -157,11 +171,19 @@ class _DetectorMixin(ServedFields):
 
 
 class _ReasoningDetectorMixin:
-    """The BaseReasoningFormatDetector methods; subclasses name the format."""
+    """The BaseReasoningFormatDetector methods; subclasses name the format.
+
+    SGLang feeds its reasoning detector every chunk and hands what it returns as normal
+    text to the function-call detector when one parses this request
+    (``tool_call_parser_active``), else to the client.  So with a function-call
+    detector the text after the opening reasoning block goes on raw (and reasoning
+    anywhere in the output is found here: the function-call results have no field for
+    it); without one the client gets the content as the format reads it."""
 
     toolparse_format: str = ""
-    # Whether the template opened the reasoning block: None reads SGLang's
-    # force_reasoning (False: no block opened; else the format's default).
+    # The name this class is registered under (a format or an alias of it).
+    toolparse_name: str = ""
+    # None: SGLang's force_reasoning decides per request; True or False: forced.
     toolparse_reasoning_in_prompt: bool | None = None
 
     def __init__(
@@ -170,6 +192,7 @@ class _ReasoningDetectorMixin:
         force_reasoning: bool | None = None,
         continue_final_message: bool = False,
         previous_content: str = "",
+        tool_call_parser_active: bool = False,
         **options: Any,
     ) -> None:
         markers = reasoning_markers(self.toolparse_format)
@@ -182,15 +205,21 @@ class _ReasoningDetectorMixin:
             stream_reasoning=stream_reasoning,
             tool_start_token=markers.implicit[0] if markers.implicit else None,
         )
-        # force_reasoning False: the template opened no block (thinking off); True or
-        # None: the format knows whether its template opens the block or the model does.
-        in_prompt: bool | None = False if force_reasoning is False else None
-        if self.toolparse_reasoning_in_prompt is not None:
-            in_prompt = self.toolparse_reasoning_in_prompt
+        # force_reasoning is SGLang's reading of the template and the request: True
+        # when the output starts in reasoning (the template opened the block, or
+        # thinking is on and a block it does not open is dropped when written).
+        evidence = force_reasoning
         if continue_final_message and previous_content and opening:
             # Continuing an assistant message that left a block open.
-            in_prompt = previous_content.rfind(opening) > previous_content.rfind(closing or opening)
-        self._toolparse_in_prompt = in_prompt
+            evidence = previous_content.rfind(opening) > previous_content.rfind(closing or opening)
+        self._toolparse_in_prompt = decide_reasoning_in_prompt(
+            forced=self.toolparse_reasoning_in_prompt,
+            prompt_open=evidence,
+            name_default=template_default(self.toolparse_name, None),
+        )
+        self._toolparse_mode: SplitMode = (
+            "rest_and_reasoning" if tool_call_parser_active else "clean"
+        )
         self._toolparse_stream = stream_reasoning
         self._toolparse_splitter: ReasoningSplitter | None = None
         self._toolparse_held: list[str] = []
@@ -199,7 +228,9 @@ class _ReasoningDetectorMixin:
         splitter = self._toolparse_splitter
         if splitter is None or splitter.finished:
             splitter = ReasoningSplitter(
-                self.toolparse_format, reasoning_in_prompt=self._toolparse_in_prompt
+                self.toolparse_format,
+                reasoning_in_prompt=self._toolparse_in_prompt,
+                mode=self._toolparse_mode,
             )
             self._toolparse_splitter = splitter
             self._toolparse_held = []
@@ -219,20 +250,29 @@ class _ReasoningDetectorMixin:
             text,
             self.toolparse_format,
             reasoning_in_prompt=self._toolparse_in_prompt,
-            all_reasoning=True,
+            mode=self._toolparse_mode,
         )
         return ReasoningResult(normal_text=content or "", reasoning_text=reasoning or "")
 
     def parse_streaming_increment(self, new_text: str) -> Any:
         splitter = self._splitter()
         delta = splitter.feed(new_text)
-        return self._result(delta, splitter.ended)
+        return self._result(delta, splitter.reasoning_over)
 
     def finish(self) -> Any:
         splitter = self._toolparse_splitter
         if splitter is None or splitter.finished:
             return ReasoningResult()
-        return self._result(splitter.finish(), True)
+        delta = splitter.finish()
+        if splitter.calls_left_out:
+            logger.warning(
+                "toolparse: %d tool call(s) in the output were left out: no tool-call "
+                "parser reads this request (--tool-call-parser %s%s)",
+                splitter.calls_left_out,
+                PREFIX,
+                self.toolparse_name or self.toolparse_format,
+            )
+        return self._result(delta, True)
 
 
 ToolparseDetector: Any = type(
@@ -255,18 +295,25 @@ def detector_class(format: str) -> Any:
 
 
 @cache
-def reasoning_detector_class(format: str) -> Any:
-    """The reasoning detector class for a format (or alias)."""
-    fmt = get_format(format)
-    if fmt.name != format:
+def reasoning_detector_class(name: str) -> Any:
+    """The reasoning detector class for a format or alias; an alias whose template opens
+    the reasoning block (TEMPLATE_OPENS_REASONING) has a class of its own."""
+    fmt = get_format(name)
+    if fmt.name != name and name not in TEMPLATE_OPENS_REASONING:
         return reasoning_detector_class(fmt.name)
+    if name in TEMPLATE_OPENS_REASONING:
+        # SGLang's fallback where it cannot read the template's switch: open always,
+        # or unless the named chat_template_kwargs switch turns thinking off.
+        default: str | None = TEMPLATE_OPENS_REASONING[name] or "always"
+    else:
+        default = "always" if fmt.reasoning_in_prompt else None
     return format_class(
         ToolparseReasoningDetector,
         "ReasoningDetector",
         fmt,
-        # What SGLang assumes when it cannot read the chat template's thinking switch: a
-        # block the template opens is always there.
-        reasoning_default="always" if fmt.reasoning_in_prompt else None,
+        label=name,
+        toolparse_name=name,
+        reasoning_default=default,
     )
 
 
@@ -278,7 +325,7 @@ def register() -> None:
     reasoning = _reasoning.ReasoningParser.DetectorMap
     for registered, format_name in adapter_names().items():
         tools[registered] = detector_class(format_name)
-        reasoning[registered] = reasoning_detector_class(format_name)
+        reasoning[registered] = reasoning_detector_class(registered[len(PREFIX) :])
 
 
 register()

@@ -38,24 +38,32 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 from collections.abc import Iterable, Sequence
 from functools import cache
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any
 
 from ..formats import get_format
 from ..stream import parse
 from ._translate import (
+    PREFIX,
+    TEMPLATE_OPENS_REASONING,
     Delta,
     ReasoningEndScanner,
     ReasoningSplitter,
+    ReasoningTokenCounter,
     ResponseTranslator,
     ServedFields,
+    SplitMode,
     adapter_names,
+    decide_reasoning_in_prompt,
     format_class,
-    reasoning_in_prompt_from,
+    passthrough_format,
     reasoning_markers,
+    reasoning_open_at,
     split_reasoning,
+    template_default,
     tools_as_dicts,
 )
 
@@ -87,11 +95,13 @@ _tools_module = _first(
 )
 _reasoning_module = _first("vllm.reasoning.abs_reasoning_parsers", "vllm.reasoning")
 _protocol = _first("vllm.entrypoints.generate.base.protocol", "vllm.entrypoints.openai.protocol")
+_parser_module = _first("vllm.parser.abstract_parser", "vllm.parser")
 
 ToolParser: Any = _tools_module.ToolParser
 ToolParserManager: Any = _tools_module.ToolParserManager
 ReasoningParser: Any = _reasoning_module.ReasoningParser
 ReasoningParserManager: Any = _reasoning_module.ReasoningParserManager
+Parser: Any = _parser_module.Parser
 DeltaMessage: Any = _protocol.DeltaMessage
 DeltaToolCall: Any = _protocol.DeltaToolCall
 DeltaFunctionCall: Any = _protocol.DeltaFunctionCall
@@ -99,24 +109,88 @@ ExtractedToolCallInformation: Any = _protocol.ExtractedToolCallInformation
 ToolCall: Any = _protocol.ToolCall
 FunctionCall: Any = _protocol.FunctionCall
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _model(cls: Any, values: dict[str, Any], unset: dict[str, Any]) -> Any:
+    """vLLM's pydantic model `cls` with exactly `values` set (the rest of its fields from
+    `unset`): what pydantic's model_construct gives, without its per-call field walk
+    (a DeltaMessage: 0.7 µs, against 1.3 validated and 1.9 through model_construct).
+    Only set fields go on the wire (vLLM serialises with exclude_unset), so a fragment
+    never carries "id": null or "type": null, which the openai SDK's stream accumulator
+    copies over the call's id and type."""
+    obj = _new(cls)
+    _set(obj, "__dict__", unset | values)
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", {} if cls.model_config.get("extra") == "allow" else None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+def _message(values: dict[str, Any]) -> Any:
+    return _model(
+        DeltaMessage, values, {"role": None, "content": None, "reasoning": None, "tool_calls": []}
+    )
+
+
+def _tool_call(index: int, id: str | None, name: str | None, arguments: str) -> Any:
+    function: dict[str, Any] = {}
+    if name is not None:
+        function["name"] = name
+    if arguments:
+        function["arguments"] = arguments
+    values: dict[str, Any] = {
+        "index": index,
+        "function": _model(DeltaFunctionCall, function, {"name": None, "arguments": None}),
+    }
+    if id is not None:
+        values["id"] = id
+        values["type"] = "function"
+    return _model(DeltaToolCall, values, {"id": None, "type": None})
+
+
+def _fast_models_hold() -> bool:
+    """Whether the models built without validation equal validated ones here (a pydantic
+    or vLLM release could change what a model holds); else they are validated."""
+    try:
+        built = _message({"content": "a", "tool_calls": [_tool_call(0, "c", "f", "{")]})
+        function = DeltaFunctionCall(name="f", arguments="{")
+        call = DeltaToolCall(index=0, id="c", type="function", function=function)
+        valid = DeltaMessage(content="a", tool_calls=[call])
+        wire = built.model_dump_json(exclude_unset=True)
+        return bool(built == valid and wire == valid.model_dump_json(exclude_unset=True))
+    except Exception:
+        return False
+
+
+if not _fast_models_hold():  # pragma: no cover - a pydantic or vLLM this was not built for
+
+    def _message(values: dict[str, Any]) -> Any:
+        return DeltaMessage(**values)
+
+    def _tool_call(index: int, id: str | None, name: str | None, arguments: str) -> Any:
+        function: dict[str, Any] = {"name": name} if name is not None else {}
+        if arguments:
+            function["arguments"] = arguments
+        extra = {"id": id, "type": "function"} if id is not None else {}
+        return DeltaToolCall(index=index, function=DeltaFunctionCall(**function), **extra)
+
 
 def to_delta_message(delta: Delta) -> Any:
     """A toolparse Delta as vLLM's DeltaMessage, or None when there is nothing to send."""
-    _log(delta)
+    if delta.errors or delta.repaired:
+        _log(delta)
     if not delta:
         return None
-    calls = [
-        DeltaToolCall(
-            index=call.index,
-            id=call.id,
-            type="function" if call.id is not None else None,
-            function=DeltaFunctionCall(name=call.name, arguments=call.arguments or None),
-        )
-        for call in delta.calls
-    ]
-    return DeltaMessage(
-        content=delta.content or None, reasoning=delta.reasoning or None, tool_calls=calls
-    )
+    values: dict[str, Any] = {}
+    if delta.content:
+        values["content"] = delta.content
+    if delta.reasoning:
+        values["reasoning"] = delta.reasoning
+    if delta.calls:
+        values["tool_calls"] = [_tool_call(c.index, c.id, c.name, c.arguments) for c in delta.calls]
+    return _message(values)
 
 
 def _log(delta: Delta) -> None:
@@ -130,6 +204,21 @@ def _special_tokens(tokenizer: Any) -> set[str]:
     return set(getattr(tokenizer, "all_special_tokens", None) or ())
 
 
+def _calling_parser() -> Any:
+    """The vLLM Parser whose method called the adapter method that asks (vLLM does not
+    tell a reasoning parser whether a tool parser reads what it hands on), or None when
+    the caller is not one (a direct call, a constrained-decoding gate)."""
+    frame: FrameType | None = sys._getframe(2)
+    for _ in range(6):
+        if frame is None:
+            return None
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, Parser):
+            return owner
+        frame = frame.f_back
+    return None
+
+
 class _ToolMixin(ServedFields):
     """The ToolParser methods; subclasses name the format in ``toolparse_format``."""
 
@@ -139,28 +228,37 @@ class _ToolMixin(ServedFields):
     # Salvage broken calls (the raw-text fallback formats); such calls are logged.
     repair: bool = False
     engine_based_streaming: bool = True
-    # vLLM sets it when no reasoning parser is configured: the output then starts here.
+    # vLLM sets it when no reasoning parser is configured: the output then starts here,
+    # and reasoning markup passes through as content (passthrough_format).
     skip_reasoning_parsing: bool = False
-    # Without a reasoning parser: whether the template opened the reasoning block (None:
-    # the format's default).
+    # Without a reasoning parser: whether the template opened the reasoning block of a
+    # format whose reasoning is not a leading block (None: the format's default).
     toolparse_reasoning_in_prompt: bool | None = None
 
     tools: Any
     model_tokenizer: Any
     _toolparse_request: Any = None
+    _toolparse_counter: ReasoningTokenCounter | None = None
 
     def _tool_dicts(self, request: Any) -> list[dict[str, Any]] | None:
         return tools_as_dicts(getattr(request, "tools", None) or self.tools)
 
+    def _format(self) -> Any:
+        fmt = get_format(self.toolparse_format)
+        return passthrough_format(fmt) if self.skip_reasoning_parsing else fmt
+
     def _reasoning_in_prompt(self) -> bool | None:
         # After a reasoning parser, the text given here begins after the reasoning.
-        return self.toolparse_reasoning_in_prompt if self.skip_reasoning_parsing else False
+        if not self.skip_reasoning_parsing:
+            return False
+        fmt = self._format()
+        return None if fmt.name.endswith(".passthrough") else self.toolparse_reasoning_in_prompt
 
     def _toolparse_state_for(self, request: Any) -> ResponseTranslator:
         state = self._toolparse_state
         if state is None or state.finished or self._toolparse_request is not request:
             state = ResponseTranslator(
-                self.toolparse_format,
+                self._format(),
                 tools=self._tool_dicts(request),
                 reasoning_in_prompt=self._reasoning_in_prompt(),
                 stream_arguments=self.stream_arguments,
@@ -168,7 +266,16 @@ class _ToolMixin(ServedFields):
             )
             self._toolparse_state = state
             self._toolparse_request = request
+            self._toolparse_counter = ReasoningTokenCounter()
         return state
+
+    def _delta(self, delta: Delta) -> Any:
+        if self.skip_reasoning_parsing:
+            # No reasoning parser: vLLM's non-streamed result has no place for the
+            # reasoning a format reads as structure (gpt-oss channels), so neither has
+            # the stream; a leading block passed through as content already.
+            delta.reasoning = ""
+        return to_delta_message(delta)
 
     def adjust_request(self, request: Any) -> Any:
         request = super().adjust_request(request)  # type: ignore[misc]
@@ -180,12 +287,13 @@ class _ToolMixin(ServedFields):
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
         message = parse(
             model_output,
-            self.toolparse_format,
+            self._format(),
             tools=self._tool_dicts(request),
             reasoning_in_prompt=self._reasoning_in_prompt(),
             repair=self.repair,
         )
-        _log(Delta(errors=list(message.errors)))
+        if message.errors:
+            _log(Delta(errors=list(message.errors)))
         calls = [
             ToolCall(
                 id=call.id,
@@ -208,21 +316,40 @@ class _ToolMixin(ServedFields):
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> Any:
-        return to_delta_message(self._toolparse_state_for(request).feed(delta_text))
+        state = self._toolparse_state_for(request)
+        delta = state.feed(delta_text)
+        counter = self._toolparse_counter
+        if counter is not None:
+            counter.add(len(delta_token_ids), delta)
+        return self._delta(delta)
 
     def finish_streaming(self) -> Any:
         state = self._toolparse_state
         if state is None or state.finished:
             return None
         # vLLM does not tell its parsers why the stream ended: read as "stop".
-        return to_delta_message(state.finish("stop"))
+        return self._delta(state.finish("stop"))
+
+    def toolparse_reasoning_tokens(self) -> int:
+        """The reasoning tokens this parser saw streamed (reasoning after the opening
+        block, such as gpt-oss analysis channels between calls)."""
+        counter = self._toolparse_counter
+        return counter.count if counter is not None else 0
 
 
 class _ReasoningMixin:
-    """The ReasoningParser methods; subclasses name the format in ``toolparse_format``."""
+    """The ReasoningParser methods; subclasses name the format in ``toolparse_format``.
+
+    Whether the chat template opened the reasoning block is decided per request
+    (decide_reasoning_in_prompt): a class that sets ``toolparse_reasoning_in_prompt``
+    forces it; else the prompt vLLM hands over (``set_prompt_token_ids``) tells; else a
+    thinking switch turned off in ``chat_template_kwargs``; else what the registered
+    name says of its template (``toolparse_qwen3-thinking``, ``toolparse_glm47``: open)."""
 
     toolparse_format: str = ""
-    # None: the format's default, or off when chat_template_kwargs turn thinking off.
+    # The name this class is registered under (a format or an alias of it).
+    toolparse_name: str = ""
+    # None: decided per request; True or False: forced.
     toolparse_reasoning_in_prompt: bool | None = None
     engine_based_streaming: bool = True
 
@@ -232,21 +359,42 @@ class _ReasoningMixin:
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)  # type: ignore[call-arg]
         self._toolparse_template_kwargs = kwargs.get("chat_template_kwargs")
+        self._toolparse_prompt_open: bool | None = None
+        self._toolparse_mode: SplitMode | None = None
+        self._toolparse_owner: Any = None
         self._toolparse_splitter: ReasoningSplitter | None = None
         self._toolparse_scanner: ReasoningEndScanner | None = None
+        self._toolparse_counter = ReasoningTokenCounter()
 
     def _reasoning_in_prompt(self) -> bool | None:
-        if self.toolparse_reasoning_in_prompt is not None:
-            return self.toolparse_reasoning_in_prompt
-        return reasoning_in_prompt_from(self._toolparse_template_kwargs)
+        kwargs = self._toolparse_template_kwargs
+        return decide_reasoning_in_prompt(
+            forced=self.toolparse_reasoning_in_prompt,
+            prompt_open=self._toolparse_prompt_open,
+            template_kwargs=kwargs,
+            name_default=template_default(self.toolparse_name, kwargs),
+        )
+
+    def _mode(self) -> SplitMode:
+        """ "rest" when a tool parser reads what this parser hands on, "clean" when the
+        client gets it unread (vLLM with --reasoning-parser alone)."""
+        if self._toolparse_mode is None:
+            owner = _calling_parser()
+            self._toolparse_owner = owner
+            alone = owner is not None and owner.tool_parser is None
+            self._toolparse_mode = "clean" if alone else "rest"
+        return self._toolparse_mode
 
     def _splitter(self) -> ReasoningSplitter:
         splitter = self._toolparse_splitter
         if splitter is None or splitter.finished:
             splitter = ReasoningSplitter(
-                self.toolparse_format, reasoning_in_prompt=self._reasoning_in_prompt()
+                self.toolparse_format,
+                reasoning_in_prompt=self._reasoning_in_prompt(),
+                mode=self._mode(),
             )
             self._toolparse_splitter = splitter
+            self._toolparse_counter = ReasoningTokenCounter()
         return splitter
 
     def _scanner(self) -> ReasoningEndScanner:
@@ -273,6 +421,24 @@ class _ReasoningMixin:
             request.skip_special_tokens = False
         return request
 
+    # -- the prompt -------------------------------------------------------------------
+
+    def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+        """Reads whether the rendered prompt leaves the reasoning block open (its last
+        text is the opening marker): vLLM calls it once per response, before the first
+        delta of a stream and before a non-streamed parse."""
+        tail = list(prompt_token_ids[-16:])
+        try:
+            text = self.model_tokenizer.decode(tail, skip_special_tokens=False)
+        except Exception:  # a tokenizer that cannot decode here: no evidence
+            logger.debug("toolparse: the prompt's end could not be decoded", exc_info=True)
+            return
+        self._toolparse_prompt_open = reasoning_open_at(text, self.toolparse_format)
+
+    def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
+        if self._toolparse_prompt_open is None:
+            self.set_prompt_token_ids(prompt_token_ids)
+
     # -- token ids (also the constrained-decoding gate, on its own instance) ----------
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
@@ -286,6 +452,32 @@ class _ReasoningMixin:
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         return self._scanner().content_ids(input_ids)
 
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """The generated tokens that are reasoning: counted as they streamed (with the
+        tool parser's, which reads reasoning after the opening block), or, for a
+        non-streamed response, by feeding the tokens' texts through the format."""
+        counter = self._toolparse_counter
+        if counter.tokens and counter.tokens == len(token_ids):
+            tool = getattr(self._toolparse_owner, "tool_parser", None)
+            later = getattr(tool, "toolparse_reasoning_tokens", None)
+            return counter.count + (later() if later is not None else 0)
+        return self._count_from_ids(token_ids)
+
+    def _count_from_ids(self, token_ids: Sequence[int]) -> int:
+        decode = self.model_tokenizer.decode
+        texts: dict[int, str] = {}
+        splitter = ReasoningSplitter(
+            self.toolparse_format, reasoning_in_prompt=self._reasoning_in_prompt(), mode="clean"
+        )
+        counter = ReasoningTokenCounter()
+        for token in token_ids:
+            text = texts.get(token)
+            if text is None:
+                text = texts[token] = decode([token], skip_special_tokens=False)
+            counter.add(1, splitter.feed(text))
+        counter.add(0, splitter.finish())
+        return counter.count
+
     # -- text -------------------------------------------------------------------------
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
@@ -293,7 +485,7 @@ class _ReasoningMixin:
             model_output,
             self.toolparse_format,
             reasoning_in_prompt=self._reasoning_in_prompt(),
-            all_reasoning=True,
+            mode=self._mode(),
         )
 
     def extract_reasoning_streaming(
@@ -305,7 +497,9 @@ class _ReasoningMixin:
         current_token_ids: Sequence[int],
         delta_token_ids: Sequence[int],
     ) -> Any:
-        return to_delta_message(self._splitter().feed(delta_text))
+        delta = self._splitter().feed(delta_text)
+        self._toolparse_counter.add(len(delta_token_ids), delta)
+        return to_delta_message(delta)
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
         splitter = self._toolparse_splitter
@@ -315,7 +509,17 @@ class _ReasoningMixin:
         splitter = self._toolparse_splitter
         if splitter is None or splitter.finished:
             return None
-        return to_delta_message(splitter.finish())
+        delta = splitter.finish()
+        self._toolparse_counter.add(0, delta)
+        if splitter.calls_left_out:
+            logger.warning(
+                "toolparse: %d tool call(s) in the output were left out: no tool parser "
+                "is configured (--enable-auto-tool-choice --tool-call-parser %s%s)",
+                splitter.calls_left_out,
+                PREFIX,
+                self.toolparse_name or self.toolparse_format,
+            )
+        return to_delta_message(delta)
 
 
 ToolparseToolParser: Any = type(
@@ -336,12 +540,15 @@ def tool_parser_class(format: str) -> Any:
 
 
 @cache
-def reasoning_parser_class(format: str) -> Any:
-    """The ReasoningParser subclass for a format (or alias)."""
-    fmt = get_format(format)
-    if fmt.name != format:
+def reasoning_parser_class(name: str) -> Any:
+    """The ReasoningParser subclass for a format or alias; an alias whose template opens
+    the reasoning block (TEMPLATE_OPENS_REASONING) has a class of its own."""
+    fmt = get_format(name)
+    if fmt.name != name and name not in TEMPLATE_OPENS_REASONING:
         return reasoning_parser_class(fmt.name)
-    return format_class(ToolparseReasoningParser, "ReasoningParser", fmt)
+    return format_class(
+        ToolparseReasoningParser, "ReasoningParser", fmt, label=name, toolparse_name=name
+    )
 
 
 def register() -> None:
@@ -350,7 +557,7 @@ def register() -> None:
     for registered, format_name in adapter_names().items():
         ToolParserManager.register_module(name=registered, module=tool_parser_class(format_name))
         ReasoningParserManager.register_module(
-            name=registered, module=reasoning_parser_class(format_name)
+            name=registered, module=reasoning_parser_class(registered[len(PREFIX) :])
         )
 
 
