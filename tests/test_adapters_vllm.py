@@ -420,3 +420,68 @@ def test_reasoning_tokens_are_counted() -> None:
     whole.parse(output, request, enable_auto_tools=True)
     # the opener and the three words of the plan
     assert streamed == whole.count_reasoning_tokens(ids) == 4
+
+
+WEATHER = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("tool_choice", "output"),
+    [
+        (
+            "required",
+            '<think>\nx\n</think>\n\n[{"name": "get_weather", "parameters": {"city": "Paris"}}, '
+            '{"name": "get_weather", "parameters": {"city": "Oslo"}}]',
+        ),
+        (
+            {"type": "function", "function": {"name": "get_weather"}},
+            '<think>\nx\n</think>\n\n{"city": "Paris"}',
+        ),
+    ],
+    ids=["required", "named"],
+)
+def test_a_forced_tool_choice_streams_its_calls(tool_choice: Any, output: str) -> None:
+    """vLLM's JSON form of required and named tool choice (the constraint
+    adjust_request sets), read by the adapter itself: streamed, vLLM's own path for
+    "required" needs the text so far, which an engine-based parser is not given."""
+    cls = ParserManager.get_parser(
+        tool_parser_name="toolparse_qwen3",
+        reasoning_parser_name="toolparse_qwen3",
+        enable_auto_tools=True,
+    )
+    request = ChatCompletionRequest(
+        model="m", messages=MESSAGES, tools=WEATHER, tool_choice=tool_choice
+    )
+    request = cls(Tokenizer(), request.tools).adjust_request(request)
+    assert request.structured_outputs is not None and request.structured_outputs.json
+    cities = ["Paris", "Oslo"] if tool_choice == "required" else ["Paris"]
+    parser = cls(Tokenizer(), request.tools)
+    processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+    deltas = []
+    chunks = list(pieces(output, 3))
+    for k, chunk in enumerate(chunks):
+        step = processor.step(chunk, [4], "stop" if k == len(chunks) - 1 else None, [7, 8])
+        if step.delta is not None:
+            deltas.append(step.delta)
+    # as OpenAI does, vLLM reports "stop" for a forced named tool
+    assert step.finish_reason == ("tool_calls" if tool_choice == "required" else "stop")
+    message = sdk_message(deltas)
+    assert message.reasoning == "\nx\n" and not message.content
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in message.tool_calls] == [
+        ("get_weather", {"city": city}) for city in cities
+    ]
+    reasoning, content, calls = cls(Tokenizer(), request.tools).parse(
+        output, request, enable_auto_tools=True
+    )
+    assert (reasoning, content) == ("\nx\n", None)
+    assert [(c.name, json.loads(c.arguments)) for c in calls or []] == [
+        ("get_weather", {"city": city}) for city in cities
+    ]

@@ -32,6 +32,7 @@ Policies (the same for every framework):
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -46,11 +47,13 @@ from ..events import (
     ToolCallStart,
 )
 from ..formats import FORMATS, Format, get_format
-from ..grammar import Grammar, Lit, Node, Ref, Tag, Until, chars, cut, seq, tag
+from ..formats._base import call_array
+from ..grammar import Grammar, Lit, Node, Ref, Tag, Until, chars, cut, eof, json_call, seq, tag, ws
 from ..message import Message, ParseError
 from ..stream import StreamParser, parse
 
 __all__ = [
+    "FORCED_CALLS",
     "PREFIX",
     "TEMPLATE_OPENS_REASONING",
     "CallDelta",
@@ -64,6 +67,7 @@ __all__ = [
     "SplitMode",
     "adapter_names",
     "decide_reasoning_in_prompt",
+    "named_call_envelope",
     "passthrough_format",
     "reasoning_after_start",
     "reasoning_in_prompt_from",
@@ -159,6 +163,7 @@ class ResponseTranslator:
         repair: bool = False,
         id_factory: Callable[[], str] | None = None,
         engine: Engine = "native",
+        envelope: tuple[str, str] = ("", ""),
     ) -> None:
         self.parser = StreamParser(
             format,
@@ -168,6 +173,9 @@ class ResponseTranslator:
             id_factory=id_factory,
             repair=repair,
         )
+        # Text the output is read inside of (named_call_envelope): the first part goes
+        # before the first piece, the second before the end.
+        self._before, self._after = envelope
         self.stream_arguments = stream_arguments
         self.calls: list[CallRecord] = []
         self.errors: list[ParseError] = []
@@ -190,6 +198,8 @@ class ResponseTranslator:
             raise RuntimeError("the response has finished")
         if not text:
             return Delta()
+        if self._before:
+            text, self._before = self._before + _as_str(text), ""
         return self._translate(self.parser.feed(text))
 
     def finish(self, reason: str = "stop") -> Delta:
@@ -198,7 +208,8 @@ class ResponseTranslator:
         if self.finished:
             return Delta()
         self.finished = True
-        return self._translate(self.parser.finish(reason))
+        events = self.parser.feed(self._before + self._after) if self._after else []
+        return self._translate([*events, *self.parser.finish(reason)])
 
     # -- bookkeeping in the frameworks' shapes ----------------------------------------
 
@@ -292,6 +303,33 @@ class ResponseTranslator:
             record = self._out.get(error.index)
             if record is not None and not record.ended:
                 record.failed = True
+
+
+def _as_str(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("utf-8", "surrogateescape")
+
+
+# What vLLM's guided decoding makes a model write for tool_choice="required" (its JSON
+# Schema constraint of a parser that takes its JSON form): an array of
+# {"name", "parameters"} objects, nothing before or after but whitespace.  A named tool
+# choice constrains the output to that tool's arguments object alone, which is read
+# inside the envelope named_call_envelope gives.
+FORCED_CALLS = Format(
+    name="forced_calls",
+    description="vLLM's constrained output for tool_choice required or a named tool",
+    grammar=Grammar(
+        rules={
+            "start": seq(ws(), call_array(json_call(("name",), ("parameters",)), None), ws(), eof())
+        },
+        entries={"start": "start"},
+    ),
+)
+
+
+def named_call_envelope(name: str) -> tuple[str, str]:
+    """The text around a named tool choice's arguments that makes them one call of
+    FORCED_CALLS."""
+    return '[{"name": ' + json.dumps(name) + ', "parameters": ', "}]"
 
 
 # -- the reasoning block at the start of an output -------------------------------------

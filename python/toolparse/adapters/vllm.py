@@ -47,6 +47,7 @@ from typing import Any
 from ..formats import get_format
 from ..stream import parse
 from ._translate import (
+    FORCED_CALLS,
     PREFIX,
     TEMPLATE_OPENS_REASONING,
     Delta,
@@ -59,6 +60,7 @@ from ._translate import (
     adapter_names,
     decide_reasoning_in_prompt,
     format_class,
+    named_call_envelope,
     passthrough_format,
     reasoning_markers,
     reasoning_open_at,
@@ -204,6 +206,23 @@ def _special_tokens(tokenizer: Any) -> set[str]:
     return set(getattr(tokenizer, "all_special_tokens", None) or ())
 
 
+def _forced_choice(request: Any) -> str | None:
+    """ "required", the name of a named tool choice, or None (auto, none)."""
+    choice = getattr(request, "tool_choice", None)
+    if choice is None or isinstance(choice, str):
+        return "required" if choice == "required" else None
+    function = getattr(choice, "function", None)
+    name = getattr(function, "name", None) or getattr(choice, "name", None)
+    return name if isinstance(name, str) else None
+
+
+class _TakesVllmJson:
+    """What vLLM's own ToolParser.adjust_request reads of a parser that takes its JSON
+    form of required and named tool choice (it then sets that JSON Schema constraint)."""
+
+    supports_required_and_named = True
+
+
 def _calling_parser() -> Any:
     """The vLLM Parser whose method called the adapter method that asks (vLLM does not
     tell a reasoning parser whether a tool parser reads what it hands on), or None when
@@ -228,6 +247,10 @@ class _ToolMixin(ServedFields):
     # Salvage broken calls (the raw-text fallback formats); such calls are logged.
     repair: bool = False
     engine_based_streaming: bool = True
+    # vLLM's own path for tool_choice "required" needs the text so far, which an
+    # engine-based parser is not given: this parser reads required and named tool
+    # choice itself (FORCED_CALLS), under the JSON constraint adjust_request sets.
+    supports_required_and_named: bool = False
     # vLLM sets it when no reasoning parser is configured: the output then starts here,
     # and reasoning markup passes through as content (passthrough_format).
     skip_reasoning_parsing: bool = False
@@ -254,15 +277,22 @@ class _ToolMixin(ServedFields):
         fmt = self._format()
         return None if fmt.name.endswith(".passthrough") else self.toolparse_reasoning_in_prompt
 
+    def _reading(self, request: Any) -> dict[str, Any]:
+        """The format, its options and the envelope this request's output is read with."""
+        forced = _forced_choice(request)
+        if forced is None:
+            return {"format": self._format(), "reasoning_in_prompt": self._reasoning_in_prompt()}
+        envelope = ("", "") if forced == "required" else named_call_envelope(forced)
+        return {"format": FORCED_CALLS, "envelope": envelope}
+
     def _toolparse_state_for(self, request: Any) -> ResponseTranslator:
         state = self._toolparse_state
         if state is None or state.finished or self._toolparse_request is not request:
             state = ResponseTranslator(
-                self._format(),
                 tools=self._tool_dicts(request),
-                reasoning_in_prompt=self._reasoning_in_prompt(),
                 stream_arguments=self.stream_arguments,
-                repair=self.repair,
+                repair=self.repair and _forced_choice(request) is None,
+                **self._reading(request),
             )
             self._toolparse_state = state
             self._toolparse_request = request
@@ -279,18 +309,23 @@ class _ToolMixin(ServedFields):
 
     def adjust_request(self, request: Any) -> Any:
         request = super().adjust_request(request)  # type: ignore[misc]
+        if request.tools and _forced_choice(request) is not None:
+            # vLLM's JSON form for required and named tool choice, as its own parsers
+            # that take it get it (read back with FORCED_CALLS).
+            request = ToolParser.adjust_request(_TakesVllmJson(), request)
         if request.tools and request.tool_choice != "none":
             # Markers that are special tokens must reach the parser.
             request.skip_special_tokens = False
         return request
 
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
+        reading = self._reading(request)
+        before, after = reading.pop("envelope", ("", ""))
         message = parse(
-            model_output,
-            self._format(),
+            before + model_output + after,
             tools=self._tool_dicts(request),
-            reasoning_in_prompt=self._reasoning_in_prompt(),
-            repair=self.repair,
+            repair=self.repair and _forced_choice(request) is None,
+            **reading,
         )
         if message.errors:
             _log(Delta(errors=list(message.errors)))
