@@ -447,6 +447,8 @@ def import_vllm() -> dict[str, Any]:
     from vllm.reasoning import ReasoningParserManager
     from vllm.tool_parsers import ToolParserManager
 
+    import toolparse.adapters.vllm  # noqa: F401  (registers toolparse_<format>, as the plugin entry does)
+
     return {
         "version": vllm.__version__,
         "request": ChatCompletionRequest,
@@ -543,12 +545,17 @@ class VllmServerSession(Session):
     that ParserManager composes for --tool-call-parser / --reasoning-parser."""
 
     def __init__(
-        self, vllm: dict[str, Any], response: Response, tokens: Tokens, tokenizer: Any
+        self,
+        vllm: dict[str, Any],
+        response: Response,
+        tokens: Tokens,
+        tokenizer: Any,
+        toolparse: bool = False,
     ) -> None:
+        own = (VLLM_TOOL_PARSER[response.kind], VLLM_REASONING_PARSER)
+        names = ("toolparse_" + response.toolparse_format,) * 2 if toolparse else own
         cls = vllm["parsers"].get_parser(
-            tool_parser_name=VLLM_TOOL_PARSER[response.kind],
-            reasoning_parser_name=VLLM_REASONING_PARSER,
-            enable_auto_tools=True,
+            tool_parser_name=names[0], reasoning_parser_name=names[1], enable_auto_tools=True
         )
         request = vllm_request(vllm, response)
         parser = cls(tokenizer, request.tools)
@@ -581,6 +588,8 @@ def import_sglang() -> dict[str, Any]:
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
     from sglang.srt.parser.reasoning_parser import ReasoningParser
 
+    import toolparse.adapters.sglang  # noqa: F401  (registers toolparse_<format>, as the plugin entry does)
+
     return {
         "version": importlib.metadata.version("sglang"),
         "tool": Tool,
@@ -596,10 +605,19 @@ class SglangSession(Session):
     """SGLang's chat serving order: the reasoning parser first, its normal text to the
     function-call parser."""
 
-    def __init__(self, sglang: dict[str, Any], response: Response, tokens: Tokens) -> None:
-        self.reasoning = sglang["reasoning"]("qwen3", stream_reasoning=True)
+    def __init__(
+        self, sglang: dict[str, Any], response: Response, tokens: Tokens, toolparse: bool = False
+    ) -> None:
         tools = [sglang["tool"](**tool) for tool in response.tools]
-        self.calls = sglang["calls"](tools, SGLANG_TOOL_PARSER[response.kind])
+        if toolparse:  # as its chat serving builds them when a tool-call parser is active
+            name = "toolparse_" + response.toolparse_format
+            self.reasoning = sglang["reasoning"](
+                name, stream_reasoning=True, tool_call_parser_active=True
+            )
+            self.calls = sglang["calls"](tools, name)
+        else:
+            self.reasoning = sglang["reasoning"]("qwen3", stream_reasoning=True)
+            self.calls = sglang["calls"](tools, SGLANG_TOOL_PARSER[response.kind])
         self.items = tokens.texts
         self.results: list[Any] = []
 
@@ -763,10 +781,15 @@ def run_response(response: Response, tokens: Tokens, setup: Setup) -> list[Run]:
         for label, cls in (("parser", VllmParserSession), ("server path", VllmServerSession)):
             make = partial(cls, vllm, response, tokens, setup.hf_tokenizer)
             plans.append((f"vLLM {tool} {label}", f"vLLM {label}", make, 1, peer_repeats))
+        # toolparse's adapter on the same serving path, through vLLM's plugin
+        make = partial(VllmServerSession, vllm, response, tokens, setup.hf_tokenizer, True)
+        plans.append(("toolparse in vLLM server path", "", make, 1, peer_repeats))
     if "SGLang" in setup.peers:
         make = partial(SglangSession, setup.peers["SGLang"], response, tokens)
         name = f"SGLang {SGLANG_TOOL_PARSER[response.kind]}"
         plans.append((name, "SGLang", make, 1, peer_repeats))
+        make = partial(SglangSession, setup.peers["SGLang"], response, tokens, True)
+        plans.append(("toolparse in SGLang", "", make, 1, peer_repeats))
     runs = []
     for name, family, make, block, repeats in plans:
         try:

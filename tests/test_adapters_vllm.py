@@ -488,3 +488,33 @@ def test_a_forced_tool_choice_streams_its_calls(tool_choice: Any, output: str) -
     assert [(c.name, json.loads(c.arguments)) for c in calls or []] == [
         ("get_weather", {"city": city}) for city in cities
     ]
+
+
+def test_gpt_oss_checkpoints_say_what_works(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vLLM composes its HarmonyParser for any gpt_oss checkpoint, and that refuses
+    every parser class but its own: the adapter says at start-up what to run instead."""
+    from vllm.parser import HarmonyParser
+
+    for name in ("reasoning_parser_cls", "tool_parser_cls", "tool_strict_level"):
+        # get_parser sets them on the class itself: put them back afterwards
+        monkeypatch.setattr(HarmonyParser, name, getattr(HarmonyParser, name))
+    cls = ParserManager.get_parser(
+        tool_parser_name="toolparse_gpt_oss",
+        reasoning_parser_name="toolparse_gpt_oss",
+        enable_auto_tools=True,
+        is_harmony=True,
+    )
+    with pytest.raises(ValueError, match="Harmony requires"):
+        cls(Tokenizer(), None)
+    assert adapter.HARMONY in caplog.text
+    assert "--tool-call-parser openai --reasoning-parser openai_gptoss" in adapter.HARMONY
+    caplog.clear()
+    plain = ParserManager.get_parser(
+        tool_parser_name="toolparse_gpt_oss",
+        reasoning_parser_name="toolparse_gpt_oss",
+        enable_auto_tools=True,
+    )
+    plain(Tokenizer(), None)  # elsewhere it is an ordinary pair, and says nothing
+    assert adapter.HARMONY not in caplog.text

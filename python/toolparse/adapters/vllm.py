@@ -228,7 +228,7 @@ def _calling_parser() -> Any:
     tell a reasoning parser whether a tool parser reads what it hands on), or None when
     the caller is not one (a direct call, a constrained-decoding gate)."""
     frame: FrameType | None = sys._getframe(2)
-    for _ in range(6):
+    for _ in range(8):
         if frame is None:
             return None
         owner = frame.f_locals.get("self")
@@ -238,8 +238,29 @@ def _calling_parser() -> Any:
     return None
 
 
+_HarmonyParser: Any = getattr(importlib.import_module("vllm.parser"), "HarmonyParser", None)
+HARMONY = (
+    "toolparse: vLLM parses gpt-oss checkpoints (model_type gpt_oss) with its own "
+    "HarmonyParser, which takes only vLLM's gpt-oss parsers: start the server with "
+    "--tool-call-parser openai --reasoning-parser openai_gptoss.  toolparse_gpt_oss "
+    "serves harmony output where vLLM does not force its HarmonyParser (another "
+    "model_type, SGLang, or toolparse.StreamParser on the generated text)."
+)
+
+
+def _refuse_harmony() -> None:
+    """Says what works when vLLM composes this parser into its HarmonyParser, which then
+    refuses it (its own error names only the tokenizer)."""
+    if _HarmonyParser is not None and isinstance(_calling_parser(), _HarmonyParser):
+        logger.error(HARMONY)
+
+
 class _ToolMixin(ServedFields):
     """The ToolParser methods; subclasses name the format in ``toolparse_format``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _refuse_harmony()
 
     toolparse_format: str = ""
     # Send arguments as they are generated (False: each call whole once it ended).
@@ -393,6 +414,7 @@ class _ReasoningMixin:
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)  # type: ignore[call-arg]
+        _refuse_harmony()
         self._toolparse_template_kwargs = kwargs.get("chat_template_kwargs")
         self._toolparse_prompt_open: bool | None = None
         self._toolparse_mode: SplitMode | None = None
