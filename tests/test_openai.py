@@ -79,10 +79,11 @@ def call_view(message: Message) -> list[tuple[str, str, dict[str, Any], str]]:
 
 
 def assert_same_message(got: Message, want: Message) -> None:
-    """What a chunk stream can carry: content, reasoning (an empty one is none), the calls
-    (id, name, arguments, renumbered in delivery order) and the finish_reason."""
+    """What a chunk stream carries: content, reasoning, the calls (id, name, arguments,
+    renumbered in delivery order) and the finish_reason.  An empty part is None on both
+    sides (a Message never holds "", nor does a round trip make one)."""
     assert got.content == want.content
-    assert got.reasoning_content == (want.reasoning_content or None)
+    assert got.reasoning_content == want.reasoning_content
     assert call_view(got) == call_view(want)
     assert [c.index for c in got.tool_calls] == list(range(len(want.tool_calls)))
     assert got.finish_reason == want.finish_reason
@@ -151,6 +152,27 @@ def test_round_trip_of_one_batch(fixture: Fixture) -> None:
 
 
 @by_fixture
+def test_the_openai_sdk_accumulates_the_chunks(fixture: Fixture) -> None:
+    """The openai SDK's own stream helper (client.chat.completions.stream()) builds the
+    same message from the chunks: an empty content or reasoning is None there too."""
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    message, chunks, _ = stream_chunks(fixture, usage=None)
+    state: Any = ChatCompletionStreamState()
+    for chunk in chunks:
+        state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+    got = state.current_completion_snapshot.choices[0]
+    assert got.message.content == message.content
+    assert getattr(got.message, "reasoning_content", None) == message.reasoning_content
+    assert [
+        (c.id, c.type, c.function.name, json.loads(c.function.arguments))
+        for c in got.message.tool_calls or []
+    ] == [(c.id, "function", c.name, c.arguments) for c in message.tool_calls]
+    assert got.finish_reason == message.finish_reason
+
+
+@by_fixture
 def test_chunk_shape(fixture: Fixture) -> None:
     message, chunks, encoder = stream_chunks(fixture)
     *body, usage = chunks
@@ -175,7 +197,7 @@ def test_chunk_shape(fixture: Fixture) -> None:
         assert choice["index"] == 0 and choice["logprobs"] is None
     deltas = [c["choices"][0]["delta"] for c in body]
     reasons = [c["choices"][0]["finish_reason"] for c in body]
-    assert deltas[0] == {"role": "assistant", "content": ""}
+    assert deltas[0] == {"role": "assistant"}
     assert all("role" not in d for d in deltas[1:])
     # the finish_reason comes alone, in the last chunk, with an empty delta
     assert deltas[-1] == {} and reasons[-1] == message.finish_reason
@@ -272,7 +294,7 @@ def test_started_call_that_fails_sends_nothing() -> None:
     ]
     chunks = to_chunks(events, id="c", model="m", created=0)
     deltas = [c["choices"][0]["delta"] for c in chunks]
-    assert deltas == [{"role": "assistant", "content": ""}, {"content": "Checking."}, {}]
+    assert deltas == [{"role": "assistant"}, {"content": "Checking."}, {}]
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
 
 
@@ -280,7 +302,7 @@ def test_delivered_calls_are_numbered_without_gaps() -> None:
     good = ToolCall(1, "call_b", "get_time", {}, "{}")
     encoder = ChunkEncoder(id="c", model="m", created=0)
     chunks = encoder.encode([ToolCallStart(0, "call_a", "x"), ToolCallArgsDelta(0, "{")])
-    assert chunks == [encoder.chunk({"role": "assistant", "content": ""})]  # held
+    assert chunks == [encoder.chunk({"role": "assistant"})]  # held
     chunks = encoder.encode(
         [
             ParseError("invalid_arguments", "bad", 0, 5),

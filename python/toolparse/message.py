@@ -81,7 +81,9 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Message:
-    """An assistant message: what the events of one response add up to."""
+    """An assistant message: what the events of one response add up to.  A part with
+    no text is None, never "" (an empty think block is no reasoning), so a Message and
+    its round trip through OpenAI chunks or an SDK's accumulator are equal."""
 
     content: str | None = None
     reasoning_content: str | None = None

@@ -153,7 +153,8 @@ class ChunkEncoder:
         chunks: list[dict[str, Any]] = []
         if not self._started:
             self._started = True
-            chunks.append(self.chunk({"role": "assistant", "content": ""}))
+            # no "content" yet: a message of calls only then accumulates to content None
+            chunks.append(self.chunk({"role": "assistant"}))
         text_key: str | None = None
         text: list[str] = []
 

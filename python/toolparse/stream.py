@@ -244,7 +244,7 @@ class StreamParser:
             reason = "tool_calls"
         return Message(
             content=stream.content() or None,
-            reasoning_content=stream.reasoning(),
+            reasoning_content=stream.reasoning() or None,
             tool_calls=list(stream.tool_calls),
             errors=list(stream.errors),
             finish_reason=reason,
