@@ -341,13 +341,16 @@ def test_reasoning_in_prompt_starts_in_reasoning(engine: str, format_name: str) 
     assert opened_by_the_model == opened
 
 
-def test_unknown_format_lists_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="unknown format 'gpt-17'") as raised:
-        StreamParser("gpt-17", engine=ENGINES[0])
-    for name, fmt in FORMATS.items():
-        for known in (name, *fmt.aliases):
-            assert known in str(raised.value)
-    with pytest.raises(ValueError, match="unknown format"):
+def test_unknown_format_names_the_closest() -> None:
+    """A mistyped name's error names the three closest names (not all 150)."""
+    with pytest.raises(ValueError, match="unknown format 'qwen3_codr'") as raised:
+        StreamParser("qwen3_codr", engine=ENGINES[0])
+    message = str(raised.value)
+    suggested = message.split("did you mean ")[1].split("?")[0].split(", ")
+    assert "qwen3_coder" in suggested and len(suggested) == 3
+    assert all(toolparse.get_format(name) for name in suggested)
+    assert "toolparse formats" in message and len(message) < 160
+    with pytest.raises(ValueError, match="unknown format 'gpt-17'"):
         toolparse.parse("x", "gpt-17", engine=ENGINES[0])
 
 

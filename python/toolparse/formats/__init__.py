@@ -40,8 +40,15 @@ def get_format(name: str | Format) -> Format:
     try:
         return _BY_ALIAS[name]
     except KeyError:
-        known = ", ".join(sorted(_BY_ALIAS))
-        raise ValueError(f"unknown format {name!r}; known: {known}") from None
+        raise ValueError(unknown_format(name)) from None
+
+
+def unknown_format(name: str) -> str:
+    """The error for a name no format has: the three closest names, not all of them
+    (`toolparse formats` lists every one)."""
+    close = difflib.get_close_matches(name.lower(), _BY_ALIAS, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown format {name!r}{hint} (`toolparse formats` lists them all)"
 
 
 def format_for_model(model_id: str) -> Format:
