@@ -168,3 +168,15 @@ def test_held_reasoning_comes_when_the_block_ends() -> None:
     parser = ReasoningParser("toolparse_qwen3", stream_reasoning=False)
     assert parser.parse_stream_chunk("<think>a") == ("", "")
     assert parser.parse_stream_chunk("b</think>Hi") == ("ab", "Hi")
+
+
+def test_results_are_built_without_validation_and_equal_validated_ones() -> None:
+    result = adapter.to_parse_result(
+        adapter.Delta(content="Hi", calls=[adapter.CallDelta(0, name="f", arguments="{")])
+    )
+    from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+
+    assert result == StreamingParseResult(
+        normal_text="Hi", calls=[ToolCallItem(tool_index=0, name="f", parameters="{")]
+    )
+    assert result.model_dump() == result.model_validate(result.model_dump()).model_dump()

@@ -518,3 +518,16 @@ def test_gpt_oss_checkpoints_say_what_works(
     )
     plain(Tokenizer(), None)  # elsewhere it is an ordinary pair, and says nothing
     assert adapter.HARMONY not in caplog.text
+
+
+def test_deltas_are_built_without_validation_and_equal_validated_ones() -> None:
+    from toolparse.adapters._translate import unvalidated_holds
+
+    assert unvalidated_holds(adapter._built_sample, adapter._validated_sample)
+    delta = adapter.to_delta_message(
+        adapter.Delta(reasoning="r", calls=[adapter.CallDelta(1, arguments='{"a')])
+    )
+    assert json.loads(delta.model_dump_json(exclude_unset=True)) == {
+        "reasoning": "r",
+        "tool_calls": [{"index": 1, "function": {"arguments": '{"a'}}],
+    }

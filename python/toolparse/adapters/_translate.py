@@ -77,6 +77,8 @@ __all__ = [
     "split_reasoning",
     "template_default",
     "tools_as_dicts",
+    "unvalidated",
+    "unvalidated_holds",
 ]
 
 PREFIX = "toolparse_"
@@ -804,6 +806,37 @@ class ReasoningEndScanner:
             if ids[k] in self.ending:
                 return list(ids[k:])
         return list(ids)
+
+
+# -- the frameworks' pydantic models, built without validation ----------------------------
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def unvalidated(cls: Any, values: dict[str, Any], unset: dict[str, Any]) -> Any:
+    """A framework's pydantic model `cls` with exactly `values` set (its other fields
+    from `unset`), built as pydantic's model_construct builds it but without its walk
+    over the fields on every call: the values are the adapter's own, already of the
+    fields' types, and one or three of these go out per token (a vLLM DeltaMessage: 0.7
+    µs, against 1.3 validated and 1.9 through model_construct)."""
+    obj = _new(cls)
+    _set(obj, "__dict__", unset | values)
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", {} if cls.model_config.get("extra") == "allow" else None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+def unvalidated_holds(built: Callable[[], Any], validated: Callable[[], Any]) -> bool:
+    """Whether a sample built by `unvalidated` equals the validated one, on the wire
+    too (a pydantic or framework release could change what a model holds)."""
+    try:
+        got, want = built(), validated()
+        wire = got.model_dump_json(exclude_unset=True)
+        return bool(got == want and wire == want.model_dump_json(exclude_unset=True))
+    except Exception:
+        return False
 
 
 # -- names and tools ----------------------------------------------------------------------

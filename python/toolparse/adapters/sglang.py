@@ -40,6 +40,7 @@ from ..stream import parse
 from ._translate import (
     PREFIX,
     TEMPLATE_OPENS_REASONING,
+    CallDelta,
     Delta,
     ReasoningSplitter,
     ResponseTranslator,
@@ -52,9 +53,13 @@ from ._translate import (
     split_reasoning,
     template_default,
     tools_as_dicts,
+    unvalidated,
+    unvalidated_holds,
 )
 
 __all__ = [
+    "CallDelta",
+    "Delta",
     "ToolparseDetector",
     "ToolparseReasoningDetector",
     "detector_class",
@@ -82,14 +87,36 @@ def _log(delta: Delta) -> None:
         logger.warning("toolparse: tool call %d was repaired (repair=True)", index)
 
 
+def _item(index: int, name: str | None, parameters: str) -> Any:
+    values = {"tool_index": index, "name": name, "parameters": parameters}
+    return unvalidated(ToolCallItem, values, {})
+
+
+def _parse_result(normal_text: str, calls: list[Any]) -> Any:
+    values = {"normal_text": normal_text, "calls": calls}
+    return unvalidated(StreamingParseResult, values, {})
+
+
+if not unvalidated_holds(
+    lambda: _parse_result("a", [_item(0, "f", "{")]),
+    lambda: StreamingParseResult(
+        normal_text="a", calls=[ToolCallItem(tool_index=0, name="f", parameters="{")]
+    ),
+):  # pragma: no cover - a pydantic or SGLang release this was not built for: validate
+
+    def _item(index: int, name: str | None, parameters: str) -> Any:
+        return ToolCallItem(tool_index=index, name=name, parameters=parameters)
+
+    def _parse_result(normal_text: str, calls: list[Any]) -> Any:
+        return StreamingParseResult(normal_text=normal_text, calls=calls)
+
+
 def to_parse_result(delta: Delta) -> Any:
     """A toolparse Delta as SGLang's function-call StreamingParseResult."""
-    _log(delta)
-    calls = [
-        ToolCallItem(tool_index=call.index, name=call.name, parameters=call.arguments)
-        for call in delta.calls
-    ]
-    return StreamingParseResult(normal_text=delta.content, calls=calls)
+    if delta.errors or delta.repaired:
+        _log(delta)
+    calls = [_item(call.index, call.name, call.arguments) for call in delta.calls]
+    return _parse_result(delta.content, calls)
 
 
 class _DetectorMixin(ServedFields):
