@@ -1,0 +1,964 @@
+"""toolparse's SGLang detectors inside SGLang's own chat serving, end to end, over every
+fixture, served as ``--tool-call-parser toolparse_<fmt> --reasoning-parser toolparse_<fmt>``.
+
+What runs is SGLang's: ``OpenAIServingChat`` (its own ``__init__``), ``handle_request``
+(request validation, the chat template rendered by ``_apply_jinja_template`` through the
+tokenizer's apply_chat_template, the sampling params), ``_generate_chat_stream`` (the SSE
+strings, read from the StreamingResponse) and ``_build_chat_response`` (the body, serialised
+by SGLang's ``model_json_response``), with SGLang's ``ReasoningParser`` and
+``FunctionCallParser`` around the toolparse detectors.  The server config is SGLang's own
+test publication (``get_context().override_server_args()``: the launcher's defaults).
+
+Stand-ins, where SGLang would need a model: the tokenizer manager (its ``generate_request``
+yields the cumulative text, one token per step, decoded with tokenizers' DecodeStream and
+the request's skip_special_tokens, the stop token trimmed as SGLang's detokenizer trims it,
+and the meta_info SGLang's tokenizer manager builds), and the template manager, whose
+fields are computed with SGLang's own functions as ``TemplateManager.load_chat_template``
+does for a checkpoint that carries its chat template (content format, tool-result
+reordering, ``detect_reasoning_pattern``'s force_reasoning and toggle config).
+``TemplateManager`` itself does not import here: it imports the tokenizer manager, which
+needs uvicorn.
+
+What SGLang hands the detectors, per request (SGLang 0.5.23; test_what_sglang_hands_the_
+reasoning_detector and test_what_sglang_hands_the_function_call_detector check it):
+
+- The reasoning detector.  The server builds one when it starts (``ReasoningParser(name,
+  stream_reasoning=True, tokenizer=...)``) only to read its ``reasoning_default``.  A
+  request's is built per choice of a stream (on its first chunk) and once per non-streamed
+  output, by ``ReasoningParser(name, stream_reasoning, force_reasoning, request,
+  tokenizer=..., tool_call_parser_active=...)``, which passes the detector keywords only:
+
+  - ``stream_reasoning``: the request's ``stream_reasoning`` when streaming, else False;
+  - ``force_reasoning``: always a bool, ``template_manager.force_reasoning or
+    _get_reasoning_from_request(request)``.  The first is True only for a template SGLang
+    recognises as always thinking (ChatML's ``<|im_start|>assistant\n<think>\n`` with no
+    thinking switch, gpt-oss's ``<|channel|>``, GLM-5.3).  The second reads the template's
+    switch (``enable_thinking`` / ``thinking`` and its default, from patterns such as
+    ``{% if not thinking is defined %}{% set thinking = false %}``) against the request's
+    chat_template_kwargs; for a template without one, the server's detector's
+    ``reasoning_default`` ("always": True; "thinking" / "enable_thinking": unless the
+    request sets that kwarg False; "explicit_*": only if it sets it True; None: False);
+  - ``continue_final_message=True`` and ``previous_content`` (the last message's content)
+    only when the request continues a final assistant message;
+  - ``force_nonempty_content=True`` only when chat_template_kwargs says so;
+  - ``tool_call_parser_active`` (True when a function-call detector reads this request's
+    normal text) and ``tokenizer``, each only to a class whose ``__init__`` names it
+    (toolparse's names the first).
+
+  It is never given the request, its chat_template_kwargs or the prompt (text or ids):
+  whether the template opened the reasoning block reaches it only through
+  force_reasoning.  Then it gets each step's new text (``parse_streaming_increment``) and
+  ``finish()``, or the whole text (``detect_and_parse``).
+
+- The function-call detector is built with no arguments (``tokenizer`` only if its
+  ``__init__`` names it) by ``FunctionCallParser(tools, name, ...)``: once while the
+  request is prepared (asked for a tool-call constraint: ``supports_structural_tag``,
+  ``parses_required_natively``), then once per streamed choice or non-streamed output.
+  For required or named tool choice SGLang reads the output with its own
+  JsonArrayParser unless the detector owns the format.  It gets the reasoning detector's
+  normal text and the request's tools: ``parse_streaming_increment(text, tools)`` every
+  step (an empty text too) and ``finish(tools)`` at the end; non-streamed,
+  ``has_tool_call(text)`` and, only if that is True, ``detect_and_parse(text, tools)``.
+  At the end SGLang reads its ``prev_tool_call_arr`` / ``streamed_args_for_tool`` (unsent
+  arguments) and ``incomplete_tool_call_indices`` (whether the finish reason becomes
+  "tool_calls").  It is never given the request, the template kwargs or the prompt.
+
+With tools and a tool_choice other than "none", SGLang sets skip_special_tokens=False.
+
+Cases that fail today are marked strict xfail in KNOWN_FAILURES below, by the defect
+numbers of /work/shared/research/adapters-in-the-stacks.md.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from types import SimpleNamespace
+from typing import Any, ClassVar
+
+import pytest
+
+import serving
+from engines import FIXTURES, Fixture
+
+serving.require(
+    "SGLang",
+    "transformers",
+    "sglang.srt.entrypoints.openai.serving_chat",
+    "toolparse.adapters.sglang",
+)
+
+from fastapi.responses import StreamingResponse  # noqa: E402
+from jsonschema import Draft202012Validator  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+from sglang.srt.entrypoints.openai import serving_chat  # noqa: E402
+from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest  # noqa: E402
+from sglang.srt.entrypoints.openai.serving_chat import OpenAIServingChat  # noqa: E402
+from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
+from sglang.srt.parser.jinja_template_utils import (  # noqa: E402
+    detect_jinja_template_content_format,
+    jinja_template_may_reorder_tool_results,
+)
+from sglang.srt.parser.reasoning_parser import ReasoningParser  # noqa: E402
+from sglang.srt.parser.template_detection import detect_reasoning_pattern  # noqa: E402
+from sglang.srt.runtime_context import get_context  # noqa: E402
+from sglang.srt.utils.json_response import model_json_response  # noqa: E402
+from tokenizers.decoders import DecodeStream  # noqa: E402
+
+from serving import (  # noqa: E402
+    MESSAGES,
+    MODEL,
+    SCENARIOS,
+    WEATHER,
+    assert_message,
+    body_message,
+    chunks_of,
+    expected,
+    first_entry_client_message,
+    output_ids,
+    prompt_for,
+    run_async,
+    sdk_stream_message,
+)
+from toolparse.adapters import sglang as adapter  # noqa: E402
+
+REASONING = "reasoning_content"  # the field SGLang streams and returns reasoning in
+MODEL_TYPE = "toolparse_test"
+
+# -- what fails today ---------------------------------------------------------------------
+
+# Strict: a case that starts passing is a fix, and its entry goes.  The reasons use the
+# research note's numbers (D4: reasoning the chat template opened, decided per request).
+
+
+def _cases(reason: str, ids: str) -> dict[str, str]:
+    """{case id: reason} for whitespace-separated case ids."""
+    return dict.fromkeys(ids.split(), reason)
+
+
+D4_FORCED_EVERYWHERE = (
+    "D4: SGLang forces reasoning on every request (its BaseReasoningFormatDetector.__init__ "
+    "sets the detector's reasoning_default to 'always' over toolparse's class value), so "
+    "an output the template did not open is read as starting inside reasoning"
+)
+D4_GPT_OSS_CHANNELS = (
+    "D4: SGLang forces reasoning for any template with <|channel|> (its gpt-oss rule); "
+    "toolparse reads that as an opened analysis channel, so a role header the output "
+    "continues (' to=functions...') becomes reasoning"
+)
+# Streamed and whole alike: the fixtures whose message changes when read as starting in
+# reasoning, and whose template has no thinking switch SGLang can read.
+FORCED_EVERYWHERE = """
+    apertus/content_before_and_after_block
+    apertus/content_only
+    apertus/element_with_two_keys_is_invalid
+    apertus/invalid_json_then_valid_block
+    apertus/marker_text_inside_string_arguments
+    apertus/nested_arguments_with_escapes_and_unicode
+    apertus/stringified_arguments_are_invalid
+    apertus/tool_names_that_are_prefixes
+    apertus/truncated_before_suffix
+    apertus/unknown_tool_and_known_tool
+    cohere_command/action_word_without_fence_is_text
+    cohere_command/command_r_directly_answer_not_a_given_tool
+    cohere_command/command_r_fenced_action
+    cohere_command/command_r_plan_then_action
+    cohere_command/tool_names_that_are_prefixes
+    cohere_command/truncated_before_closing_fence
+    command_r7b/arguments_key_instead_of_parameters
+    command_r7b/compact_single_line_action
+    command_r7b/invalid_json_then_valid_action
+    command_r7b/response_only
+    command_r7b/text_without_wrappers_is_content
+    deepseek_v31/call_without_section_opener
+    deepseek_v31/content_only
+    deepseek_v31/content_then_back_to_back_calls
+    deepseek_v31/truncated_mid_name
+    dots/content_around_blocks
+    dots/plain_content
+    dots/unknown_tool
+    gemma4/content_around_calls
+    gemma4/empty_arguments
+    gemma4/end_of_turn_left_in_text
+    gemma4/plain_answer
+    gemma4/turn_header_and_stray_channel_markers
+    gemma4/unknown_tool
+    generic_xml/call_without_args_element
+    generic_xml/code_with_quotes_and_backticks_in_arguments
+    generic_xml/compact_call_on_one_line
+    generic_xml/content_mentions_tags_without_a_call
+    generic_xml/content_only
+    generic_xml/cut_short_call_is_incomplete_by_length
+    generic_xml/json_body_without_name_tag_is_invalid
+    generic_xml/marker_text_inside_string_arguments
+    generic_xml/name_with_a_space_is_invalid
+    generic_xml/nested_escaped_unicode_arguments
+    generic_xml/repair_cannot_fix_code_that_is_not_json
+    generic_xml/repair_closes_a_call_cut_off
+    generic_xml/repair_drops_a_member_whose_value_never_began
+    generic_xml/repair_keeps_a_whole_call_as_it_is
+    generic_xml/repair_never_completes_a_name
+    generic_xml/repair_reads_lenient_arguments
+    generic_xml/single_call_one_tag_per_line
+    generic_xml/tool_names_that_are_prefixes
+    generic_xml/truncated_inside_closing_marker
+    generic_xml/truncated_mid_arguments
+    generic_xml/truncated_mid_name_after_complete_call
+    generic_xml/two_calls_with_content_around
+    generic_xml/unescaped_quotes_are_invalid_then_retry
+    generic_xml/unknown_tool
+    generic_xml/whitespace_inside_name_and_args
+    gigachat35/eos_text_inside_content
+    gigachat35/invalid_invoke_then_valid_invoke
+    gigachat35/invalid_json_kept_as_string
+    gigachat35/invoke_without_parameters
+    gigachat35/marker_text_inside_values
+    gigachat35/multiline_value_verbatim
+    gigachat35/parameter_without_string_attribute
+    gigachat35/plain_content
+    gigachat35/text_then_single_call
+    gigachat35/tool_names_that_are_prefixes
+    gigachat35/truncated_mid_value
+    gigachat35/typed_values_string_false
+    gigachat35/unknown_tool
+    glm45/content_before_between_and_after_calls
+    glm45/content_only
+    glm45/spaces_instead_of_newlines
+    glm45/unknown_tool
+    granite/content_only
+    granite/content_then_call
+    granite/granite32_text_section_headers
+    granite/invalid_json_then_retry
+    granite/marker_text_inside_string_arguments
+    granite/nested_arguments_with_escapes_and_unicode
+    granite/parallel_calls
+    granite/plain_text_tool_call_opener
+    granite/pretty_printed_array_after_space
+    granite/single_call
+    granite/tool_call_text_in_prose_stays_content
+    granite/tool_names_that_are_prefixes
+    granite/truncated_after_comma_delivers_first_call
+    granite/truncated_before_closing_bracket
+    granite/truncated_mid_call
+    granite/unknown_tool_and_known_tool
+    hunyuan/block_close_missing_at_end_and_text_after_block
+    hunyuan/content_only
+    hunyuan/content_then_single_call_hy3_layout
+    hunyuan/hy4_parallel_calls_without_tool_sep
+    hunyuan/marker_text_inside_values
+    hunyuan/missing_value_tags_then_valid_call
+    hunyuan/multiline_unicode_and_escapes_verbatim
+    hunyuan/tool_call_outside_block_is_content
+    hunyuan/tool_names_that_are_prefixes
+    hunyuan/truncated_mid_value_after_complete_call
+    hunyuan/typed_values_every_schema_type
+    hunyuan/unknown_tool
+    hunyuan/values_failing_their_type_stay_strings
+    hunyuan_a13b/assistant_prefix_only_at_reply_start
+    hunyuan_a13b/content_before_and_after_block
+    hunyuan_a13b/fast_thinking_parallel_calls
+    hunyuan_a13b/marker_text_inside_string_arguments
+    hunyuan_a13b/nested_arguments_with_escapes_and_unicode
+    hunyuan_a13b/plain_reply_drops_assistant_prefix
+    hunyuan_a13b/single_call_in_answer
+    hunyuan_a13b/stringified_arguments_are_invalid
+    hunyuan_a13b/tool_calls_draft_inside_think_is_reasoning
+    hunyuan_a13b/tool_names_that_are_prefixes
+    hunyuan_a13b/truncated_before_closing_marker
+    hunyuan_a13b/truncated_mid_first_call
+    hunyuan_a13b/unclosed_reasoning_at_end
+    hunyuan_a13b/unknown_tool_and_known_tool
+    inkling/args_not_an_object_then_valid_call
+    inkling/arguments_key_alias
+    inkling/marker_text_inside_json_string
+    inkling/parallel_calls
+    inkling/text_without_kind_token_is_content
+    inkling/tool_names_that_are_prefixes
+    inkling/truncated_before_end_message
+    inkling/typed_values
+    inkling/unicode_and_escapes
+    internlm/action_inside_reasoning_is_a_call
+    internlm/content_before_and_after_block
+    internlm/content_only
+    internlm/intern_s1_reasoning_then_call
+    internlm/interpreter_block_stays_content
+    internlm/interpreter_inside_reasoning_stays_reasoning
+    internlm/truncated_mid_call
+    internlm/unclosed_reasoning_at_end
+    k2_horizon/bare_call_outside_block_is_content
+    k2_horizon/content_only
+    k2_horizon/json_notation_calls
+    k2_horizon/parallel_calls_with_text_around_block
+    k2_horizon/unknown_tool
+    kimi/ascii_think_tags_are_content
+    kimi/content_only
+    kimi/partial_marker_at_end_is_content
+    kimi_k2/content_only_instruct
+    kimi_k2/singular_section_markers
+    kimi_k2/text_before_and_after_section
+    lfm2/bad_value_then_rest_of_block_dropped
+    lfm2/bare_list_without_markers_is_content
+    lfm2/dotted_tool_name
+    lfm2/echo_after_block_is_dropped
+    lfm2/empty_list_then_answer
+    lfm2/json_array_variant
+    lfm2/json_bare_object
+    lfm2/json_literals_in_pythonic_call
+    lfm2/json_stringified_arguments_are_invalid
+    lfm2/keyword_parameter_names
+    lfm2/list_after_block_without_end_marker_is_content
+    lfm2/marker_text_inside_string_argument
+    lfm2/multiline_code_argument
+    lfm2/one_call
+    lfm2/parallel_calls_in_one_list
+    lfm2/plain_answer
+    lfm2/positional_argument_is_invalid
+    lfm2/python_literals_nested_and_unicode
+    lfm2/stray_end_marker_is_dropped
+    lfm2/tool_names_that_are_prefixes
+    lfm2/truncated_after_comma_delivers_first_call
+    lfm2/truncated_before_end_marker
+    lfm2/truncated_mid_call
+    lfm2/two_blocks_with_text_between
+    lfm2/unknown_tool_then_known
+    longcat/arguments_not_an_object_is_invalid
+    longcat/back_to_back_blocks_with_content_before
+    longcat/content_only
+    longcat/escaped_strings_and_unicode
+    longcat/invalid_json_then_text
+    longcat/marker_text_inside_string_arguments
+    longcat/single_call_compact
+    longcat/surrounding_text
+    longcat/tool_names_that_are_prefixes
+    longcat/truncated_mid_arguments
+    longcat/unknown_tool_then_known_tool
+    longcat/various_data_types_pretty_printed
+    markdown_json/arguments_as_a_string_stay_content
+    markdown_json/arguments_before_name
+    markdown_json/content_with_code_block
+    markdown_json/fences_inside_string_arguments
+    markdown_json/four_backtick_fence_is_content
+    markdown_json/json_blocks_that_are_not_calls
+    markdown_json/nested_escaped_unicode_arguments
+    markdown_json/object_without_arguments_is_content
+    markdown_json/one_line_fence_after_prose
+    markdown_json/plain_fence_is_content
+    markdown_json/repair_closes_a_fence_cut_off
+    markdown_json/repair_missing_closing_fence
+    markdown_json/repair_reads_lenient_arguments
+    markdown_json/single_call
+    markdown_json/tool_names_that_are_prefixes
+    markdown_json/truncated_before_the_closing_fence
+    markdown_json/truncated_inside_the_object_is_content
+    markdown_json/two_calls_with_content_around
+    markdown_json/two_objects_in_one_fence_are_invalid
+    markdown_json/unknown_tool
+    minicpm5/call_without_params
+    minicpm5/cdata_holding_markup
+    minicpm5/cdata_multiline_value
+    minicpm5/marker_text_in_plain_value
+    minicpm5/missing_function_end
+    minicpm5/param_without_name_is_invalid
+    minicpm5/plain_content
+    minicpm5/single_call_with_surrounding_text
+    minicpm5/single_quoted_names
+    minicpm5/tool_names_that_are_prefixes
+    minicpm5/truncated_cdata
+    minicpm5/truncated_mid_call
+    minicpm5/typed_values_every_schema_type
+    minicpm5/unknown_tool
+    mistral/content_only
+    mistral/content_then_call
+    muse/atem_inside_reasoning_and_answer_is_text
+    muse/bare_message_header_is_answer
+    muse/invalid_invoke_body
+    muse/marker_text_inside_values
+    muse/missing_eom_ends_at_next_start
+    muse/parallel_calls_as_messages
+    muse/reasoning_then_answer
+    muse/reasoning_then_single_call
+    muse/stream_ends_without_end_markers
+    muse/tool_message_without_atem
+    muse/tool_names_that_are_prefixes
+    muse/truncated_mid_call
+    muse/two_invokes_in_one_block
+    muse/typed_values_every_schema_type
+    muse/unframed_text_is_content
+    muse/unknown_tool
+    olmo3/block_not_closed_at_end
+    olmo3/broken_call_keeps_its_siblings
+    olmo3/content_around_block
+    olmo3/marker_text_inside_argument
+    olmo3/parallel_calls_one_per_line
+    olmo3/plain_answer
+    olmo3/prose_line_inside_block
+    olmo3/single_call_as_the_template_writes_it
+    olmo3/tool_names_that_are_prefixes
+    olmo3/truncated_mid_call
+    olmo3/two_calls_on_one_line
+    olmo3/typed_values_json_and_python_literals
+    olmo3/unicode_and_escapes
+    olmo3/unknown_tool_then_known
+    poolside_v1/call_without_arguments
+    poolside_v1/compact_space_after_name
+    poolside_v1/content_only
+    poolside_v1/content_then_single_call
+    poolside_v1/marker_text_inside_values
+    poolside_v1/missing_value_tags_then_valid_call
+    poolside_v1/parallel_calls_with_text_between_and_after
+    poolside_v1/string_whitespace_kept_non_string_stripped
+    poolside_v1/tool_names_that_are_prefixes
+    poolside_v1/truncated_mid_value_after_complete_call
+    poolside_v1/typed_values_every_schema_type
+    poolside_v1/unicode_and_escapes_verbatim
+    poolside_v1/unknown_tool
+    poolside_v1/values_failing_their_type_stay_strings
+    qwen3/content_only_non_thinking
+    qwen3_coder/content_before_and_after_call
+    qwen3_coder/content_only
+    qwen3_coder/functions_without_parameters
+    qwen3_coder/multiline_code_value_containing_parameter_close
+    qwen3_coder/truncated_mid_function_name
+    qwen3_coder/unicode_and_backslashes_in_values
+    qwen3_coder/unknown_tool_only
+    seed_oss/bare_function_tag_is_content
+    seed_oss/content_only
+    seed_oss/marker_text_inside_values
+    seed_oss/missing_function_close_then_valid_call
+    seed_oss/multiline_values_one_newline_trimmed
+    seed_oss/tool_names_that_are_prefixes
+    seed_oss/truncated_mid_value_after_complete_call
+    seed_oss/typed_values_every_schema_type
+    xlam/broken_fence_then_text
+    xlam/code_fence_is_content
+    xlam/empty_list_is_no_call
+    xlam/json_fence_after_text
+    xlam/json_list_that_is_not_calls
+    xlam/list_after_text_is_content
+    xlam/marker_text_inside_string_arguments
+    xlam/nested_arguments_with_escapes_and_unicode
+    xlam/parallel_calls_bare_list
+    xlam/plain_answer
+    xlam/single_call_bare_list
+    xlam/stray_think_close_then_list
+    xlam/stringified_arguments_are_invalid
+    xlam/tool_call_tags_around_list
+    xlam/tool_call_tags_around_one_object
+    xlam/tool_calls_marker_after_text
+    xlam/tool_names_that_are_prefixes
+    xlam/truncated_after_comma
+    xlam/truncated_mid_call
+    xlam/unknown_tool_and_known_tool
+"""
+KNOWN_FAILURES: dict[str, dict[str, str]] = {
+    kind: _cases(D4_FORCED_EVERYWHERE, FORCED_EVERYWHERE)
+    | _cases(D4_GPT_OSS_CHANNELS, "gpt_oss/call_in_role_header")
+    for kind in ("stream", "body")
+}
+KNOWN_FAILURES["stream-reasoning"] = {
+    case: D4_FORCED_EVERYWHERE for case in FORCED_EVERYWHERE.split() if case.startswith("muse/")
+}
+
+
+def xfail_marks(kind: str, case_id: str) -> list[pytest.MarkDecorator]:
+    reason = KNOWN_FAILURES.get(kind, {}).get(case_id)
+    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+
+
+def fixture_cases(kind: str, keep: Callable[[Fixture], bool] = lambda f: True) -> list[Any]:
+    return [pytest.param(f, id=f.id, marks=xfail_marks(kind, f.id)) for f in FIXTURES if keep(f)]
+
+
+def scenario_cases(kind: str, ids: Iterable[str]) -> list[Any]:
+    return [pytest.param(i, id=i, marks=xfail_marks(kind, i)) for i in ids]
+
+
+# -- the stack, with its stand-ins -------------------------------------------------------
+
+
+class SchemaCheckOnce:
+    """jsonschema's Draft202012Validator where SGLang's request validation uses it: the same
+    check_schema of every tool's parameters, each schema checked once per process (SGLang
+    checks them on every request; the metaschema walk is most of a request's time here)."""
+
+    _checked: ClassVar[set[str]] = set()
+
+    @classmethod
+    def check_schema(cls, schema: Any) -> None:
+        key = json.dumps(schema, sort_keys=True)
+        if key not in cls._checked:
+            Draft202012Validator.check_schema(schema)
+            cls._checked.add(key)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def published_server_config() -> Any:
+    """SGLang's serving code reads the server config from its runtime context; this is
+    SGLang's own test publication of the launcher's defaults."""
+    override = get_context().override_server_args()
+    override.install()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(serving_chat, "Draft202012Validator", SchemaCheckOnce)
+        yield
+    override.restore()
+
+
+class TokenizerManagerStandIn:
+    """SGLang's TokenizerManager where the chat serving reads it, without a model:
+    generate_request() yields what SGLang's tokenizer manager yields for the scripted
+    tokens, one per step: the text so far (incremental_streaming_output is off by
+    default), decoded as SGLang's detokenizer does it (skip_special_tokens from the
+    request, an unfinished character held back, the matched stop token trimmed), and the
+    meta_info fields it builds.  Non-streamed, only the final output."""
+
+    def __init__(self, fast: Any, config: Mapping[str, str | None]) -> None:
+        self.tokenizer = fast
+        self.config = config
+        self.model_config = SimpleNamespace(
+            hf_config=SimpleNamespace(model_type=MODEL_TYPE, architectures=["ToolparseTest"]),
+            get_default_sampling_params=dict,
+            is_multimodal=False,
+            context_len=32768,
+        )
+        self.server_args = None
+        self.served_model_name = MODEL
+        self.model_path = MODEL
+        self.request_logger = SimpleNamespace(log_requests=False, log_requests_level=0)
+        self.script: tuple[list[int], str] = ([], "stop")
+
+    def config_value(self, name: str) -> Any:
+        return self.config.get(name)
+
+    def create_abort_task(self, obj: Any) -> None:
+        return None
+
+    async def generate_request(self, obj: Any, request: Any = None) -> Any:
+        ids, finish = self.script
+        eos = self.tokenizer.eos_token_id
+        steps = [*ids, eos] if finish == "stop" else list(ids)
+        params = obj.sampling_params or {}
+        stream = DecodeStream(skip_special_tokens=params.get("skip_special_tokens", True))
+        backend = self.tokenizer.backend_tokenizer
+        prompt_tokens = len(obj.input_ids) if obj.input_ids is not None else 0
+        text = ""
+        for k, token in enumerate(steps):
+            last = k == len(steps) - 1
+            if not (last and finish == "stop"):  # the matched stop token is trimmed
+                text += stream.step(backend, token) or ""
+            reason = None
+            if last:
+                reason = (
+                    {"type": "stop", "matched": eos}
+                    if finish == "stop"
+                    else {"type": "length", "length": len(steps)}
+                )
+            if obj.stream or last:
+                yield {
+                    "text": text,
+                    "output_ids": steps[: k + 1],
+                    "meta_info": {
+                        "id": "chatcmpl-toolparse",
+                        "finish_reason": reason,
+                        "prompt_tokens": prompt_tokens,
+                        "weight_version": "default",
+                        "num_retractions": 0,
+                        "reasoning_tokens": 0,
+                        "completion_tokens": k + 1,
+                        "cached_tokens": 0,
+                    },
+                }
+
+
+class TemplateManagerStandIn:
+    """SGLang's TemplateManager after load_chat_template for a checkpoint whose tokenizer
+    carries the chat template (no --chat-template): its fields from SGLang's own
+    detection functions, as _run_template_detection computes them."""
+
+    chat_template_name = None
+    completion_template_name = None
+    python_chat_template = None
+
+    def __init__(self, template: str) -> None:
+        self.jinja_template_content_format = detect_jinja_template_content_format(template)
+        self.jinja_template_may_reorder_tool_results = jinja_template_may_reorder_tool_results(
+            template
+        )
+        self.force_reasoning, self.reasoning_config = detect_reasoning_pattern(template)
+
+
+@dataclass
+class Server:
+    chat: Any
+    manager: TokenizerManagerStandIn
+    tokenizer: Any
+
+
+def tool_parser_name(format: str, repair: bool) -> str:
+    """toolparse_<format>, or a subclass with repair=True registered under a name of its
+    own, as docs/adapters.md says to set an option."""
+    name = f"toolparse_{format}"
+    if not repair:
+        return name
+    variant = f"{name}.repair"
+    base = FunctionCallParser.ToolCallParserEnum[name]
+    FunctionCallParser.ToolCallParserEnum[variant] = type(
+        "RepairingDetector", (base,), {"repair": True}
+    )
+    return variant
+
+
+@cache
+def server(format: str, template: str, tool_parser: str, reasoning_parser: str) -> Server:
+    fast = serving.tokenizer(format, template)
+    config = {"tool_call_parser": tool_parser, "reasoning_parser": reasoning_parser}
+    manager = TokenizerManagerStandIn(fast, config)
+    chat = OpenAIServingChat(manager, TemplateManagerStandIn(template))
+    return Server(chat, manager, fast)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    events: tuple[str, ...] = ()
+    body: bytes = b""
+
+    def chunks(self) -> list[Any]:
+        return chunks_of(self.events)
+
+
+def exchange(
+    srv: Server, output: str, *, stream: bool, finish: str = "stop", **fields: Any
+) -> Exchange:
+    """Sends a chat completion request whose answer is `output` and returns the reply."""
+    srv.manager.script = (output_ids(srv.tokenizer, output), finish)
+    request = ChatCompletionRequest(
+        **({"model": MODEL, "messages": MESSAGES} | fields), stream=stream
+    )
+
+    async def go() -> Exchange:
+        result = await srv.chat.handle_request(request, None)
+        if stream and isinstance(result, StreamingResponse):
+            events = [
+                e if isinstance(e, str) else bytes(e).decode() async for e in result.body_iterator
+            ]
+            return Exchange(events=tuple(events))
+        if not stream and isinstance(result, BaseModel):
+            return Exchange(body=bytes(model_json_response(result).body))
+        raise AssertionError(f"the server refused the request: {bytes(result.body)!r}")
+
+    result: Exchange = run_async(go())
+    return result
+
+
+BY_ID = serving.FIXTURES_BY_ID
+
+
+@cache
+def fixture_exchange(fixture_id: str, stream: bool) -> Exchange:
+    fixture = BY_ID[fixture_id]
+    prompt = prompt_for(fixture)
+    tool_parser = tool_parser_name(fixture.format, bool(fixture.options.get("repair")))
+    srv = server(fixture.format, prompt.template, tool_parser, f"toolparse_{fixture.format}")
+    return exchange(
+        srv,
+        fixture.raw.decode("utf-8"),
+        stream=stream,
+        finish=fixture.finish,
+        tools=fixture.tools or None,
+        tool_choice="auto",
+        chat_template_kwargs=prompt.chat_template_kwargs,
+    )
+
+
+# -- every fixture ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", fixture_cases("stream"))
+def test_the_stream_rebuilds_the_message(fixture: Fixture) -> None:
+    """The SSE stream, accumulated by openai's ChatCompletionStreamState and by a client
+    that reads only the first tool_calls entry of each chunk, gives parse's message."""
+    chunks = fixture_exchange(fixture.id, True).chunks()
+    want = expected(fixture)
+    assert_message(sdk_stream_message(chunks, REASONING), want, streamed=True, client="sdk")
+    got = first_entry_client_message(chunks, REASONING)
+    assert_message(got, want, streamed=True, client="first tool_calls entry")
+
+
+@pytest.mark.parametrize("fixture", fixture_cases("body"))
+def test_the_response_body_is_the_message(fixture: Fixture) -> None:
+    body = fixture_exchange(fixture.id, False).body
+    assert_message(body_message(body, REASONING), expected(fixture), streamed=False)
+
+
+# -- reasoning that is not one leading block (D5) ---------------------------------------------
+
+CHANNEL_FORMATS = ("gpt_oss", "gemma4", "mistral", "muse")
+
+
+def _has_reasoning_in_channel_format(fixture: Fixture) -> bool:
+    return fixture.format in CHANNEL_FORMATS and bool(expected(fixture).reasoning_content)
+
+
+@pytest.mark.parametrize(
+    "fixture", fixture_cases("stream-reasoning", _has_reasoning_in_channel_format)
+)
+def test_reasoning_of_channel_formats_arrives_when_streamed(fixture: Fixture) -> None:
+    chunks = fixture_exchange(fixture.id, True).chunks()
+    got = sdk_stream_message(chunks, REASONING)
+    assert (got.reasoning or None) == expected(fixture).reasoning_content
+
+
+# -- the finish reason of a call that never closed (D10) ----------------------------------------
+
+UNCLOSED_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa'
+
+
+def _only_call_never_closed(fixture: Fixture) -> bool:
+    message = expected(fixture)
+    return not message.tool_calls and any(e.index is not None for e in message.errors)
+
+
+@pytest.mark.parametrize("fixture", fixture_cases("unclosed-finish", _only_call_never_closed))
+def test_a_response_whose_only_call_never_closed_does_not_finish_with_tool_calls(
+    fixture: Fixture,
+) -> None:
+    streamed = sdk_stream_message(fixture_exchange(fixture.id, True).chunks(), REASONING)
+    whole = body_message(fixture_exchange(fixture.id, False).body, REASONING)
+    assert whole.finish_reason != "tool_calls"
+    assert streamed.finish_reason != "tool_calls"
+
+
+@pytest.mark.parametrize("mode", scenario_cases("unclosed-qwen3", ("stream", "body")))
+def test_an_unclosed_qwen3_call_does_not_finish_with_tool_calls(mode: str) -> None:
+    srv = server("qwen3", serving.base_template("qwen3"), "toolparse_qwen3", "toolparse_qwen3")
+    reply = exchange(
+        srv, UNCLOSED_CALL, stream=mode == "stream", tools=[WEATHER], tool_choice="auto"
+    )
+    got = (
+        sdk_stream_message(reply.chunks(), REASONING)
+        if mode == "stream"
+        else body_message(reply.body, REASONING)
+    )
+    assert got.finish_reason == "stop"
+
+
+# -- the research note's scenarios ------------------------------------------------------------
+
+
+def scenario_exchange(name: str, stream: bool) -> Exchange:
+    scenario = SCENARIOS[name]
+    name_ = f"toolparse_{scenario.format}"
+    srv = server(scenario.format, scenario.template, name_, name_)
+    return exchange(
+        srv,
+        scenario.output,
+        stream=stream,
+        tools=list(scenario.tools),
+        tool_choice="auto",
+        chat_template_kwargs=scenario.chat_template_kwargs,
+    )
+
+
+@pytest.mark.parametrize("name", scenario_cases("scenario-stream", SCENARIOS))
+def test_a_template_opened_or_closed_block_streams_as_parsed(name: str) -> None:
+    chunks = scenario_exchange(name, True).chunks()
+    want = SCENARIOS[name].want()
+    assert_message(sdk_stream_message(chunks, REASONING), want, streamed=True, client="sdk")
+    got = first_entry_client_message(chunks, REASONING)
+    assert_message(got, want, streamed=True, client="first tool_calls entry")
+
+
+@pytest.mark.parametrize("name", scenario_cases("scenario-body", SCENARIOS))
+def test_a_template_opened_or_closed_block_returns_as_parsed(name: str) -> None:
+    body = scenario_exchange(name, False).body
+    assert_message(body_message(body, REASONING), SCENARIOS[name].want(), streamed=False)
+
+
+# -- what SGLang hands the detectors ----------------------------------------------------------
+
+SPY = "toolparse_spy"
+# Every keyword ReasoningParser may pass a reasoning detector (tokenizer and
+# tool_call_parser_active only where __init__ names them; prefix, grammar_start, tools and
+# constrained only to SGLang's response-template detectors).
+REASONING_KEYWORDS = {
+    "stream_reasoning",
+    "force_reasoning",
+    "continue_final_message",
+    "previous_content",
+    "force_nonempty_content",
+    "tokenizer",
+    "tool_call_parser_active",
+}
+
+
+@dataclass
+class Seen:
+    """What the spies were given and gave back, in order."""
+
+    reasoning_inits: list[dict[str, Any]] = field(default_factory=list)
+    detector_inits: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+    handed_on: list[str] = field(default_factory=list)  # the reasoning detector's normal text
+
+
+SEEN = Seen()
+
+
+@cache
+def spy_classes() -> tuple[type, type]:
+    """toolparse's qwen3 detectors, wrapped to record what SGLang gives them, registered
+    under SPY.  They keep toolparse's __init__ signatures (SGLang reads them to decide what
+    to pass); reasoning_default is None, so force_reasoning comes from the template and the
+    request alone, not from what toolparse assumes of a template."""
+    reasoning_base = adapter.reasoning_detector_class("qwen3")
+    detector_base = adapter.detector_class("qwen3")
+
+    class ReasoningSpy(reasoning_base):  # type: ignore[misc, valid-type]
+        __signature__ = inspect.signature(reasoning_base)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            assert not args, "SGLang passes a reasoning detector keywords only"
+            SEEN.reasoning_inits.append(kwargs)
+            super().__init__(**kwargs)
+            # SGLang's base __init__ sets the instance's reasoning_default ("always")
+            self.reasoning_default = None
+
+        def parse_streaming_increment(self, new_text: str) -> Any:
+            SEEN.calls.append(("reasoning.parse_streaming_increment", (new_text,)))
+            result = super().parse_streaming_increment(new_text)
+            SEEN.handed_on.append(result.normal_text or "")
+            return result
+
+        def finish(self) -> Any:
+            SEEN.calls.append(("reasoning.finish", ()))
+            result = super().finish()
+            SEEN.handed_on.append(result.normal_text or "")
+            return result
+
+        def detect_and_parse(self, text: str) -> Any:
+            SEEN.calls.append(("reasoning.detect_and_parse", (text,)))
+            result = super().detect_and_parse(text)
+            SEEN.handed_on.append(result.normal_text or "")
+            return result
+
+    class DetectorSpy(detector_base):  # type: ignore[misc, valid-type]
+        __signature__ = inspect.signature(detector_base)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            SEEN.detector_inits.append({"args": args, **kwargs})
+            super().__init__(*args, **kwargs)
+
+        def parse_streaming_increment(self, new_text: str, tools: Any) -> Any:
+            SEEN.calls.append(("tools.parse_streaming_increment", (new_text, tools)))
+            return super().parse_streaming_increment(new_text, tools)
+
+        def finish(self, tools: Any) -> Any:
+            SEEN.calls.append(("tools.finish", (tools,)))
+            return super().finish(tools)
+
+        def has_tool_call(self, text: str) -> bool:
+            SEEN.calls.append(("tools.has_tool_call", (text,)))
+            return bool(super().has_tool_call(text))
+
+        def detect_and_parse(self, text: str, tools: Any) -> Any:
+            SEEN.calls.append(("tools.detect_and_parse", (text, tools)))
+            return super().detect_and_parse(text, tools)
+
+    ReasoningParser.DetectorMap[SPY] = ReasoningSpy
+    FunctionCallParser.ToolCallParserEnum[SPY] = DetectorSpy
+    return ReasoningSpy, DetectorSpy
+
+
+SPY_OUTPUT = (
+    "<think>\nThe user wants Paris.\n</think>\n\n"
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+)
+
+
+def spy_exchange(stream: bool, template: str | None = None, **fields: Any) -> Seen:
+    """One request through the spies; what they saw (the server's own reasoning detector,
+    built once when the server starts, is not the request's and is left out)."""
+    spy_classes()
+    srv = server("qwen3", template or serving.base_template("qwen3"), SPY, SPY)
+    SEEN.__init__()  # type: ignore[misc]
+    fields = {"tools": [WEATHER], "tool_choice": "auto"} | fields
+    exchange(srv, SPY_OUTPUT, stream=stream, **fields)
+    return SEEN
+
+
+def _names(inits: dict[str, Any], base: type) -> dict[str, Any]:
+    # tool_call_parser_active and tokenizer go only to a class whose __init__ names them
+    named = inspect.signature(base).parameters
+    for keyword in ("tool_call_parser_active", "tokenizer"):
+        assert (keyword in inits) == (keyword in named), keyword
+    return {k: v for k, v in inits.items() if k not in ("tool_call_parser_active", "tokenizer")}
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "body"])
+def test_what_sglang_hands_the_reasoning_detector(stream: bool) -> None:
+    reasoning_spy, _ = spy_classes()
+    cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        # a template SGLang sees no thinking in, nothing in the request
+        ({}, {"force_reasoning": False}),
+        # a template SGLang recognises as always opening <think>
+        ({"template": serving.QWEN3_THINKING_TEMPLATE}, {"force_reasoning": True}),
+        # a template with a thinking switch (on by default), read against the request
+        ({"template": serving.GLM47_TEMPLATE}, {"force_reasoning": True}),
+        (
+            {
+                "template": serving.GLM47_TEMPLATE,
+                "chat_template_kwargs": {"enable_thinking": False},
+            },
+            {"force_reasoning": False},
+        ),
+        # continuing a final assistant message
+        (
+            {
+                "messages": [*MESSAGES, {"role": "assistant", "content": "<think>\nSo far"}],
+                "continue_final_message": True,
+            },
+            {
+                "force_reasoning": False,
+                "continue_final_message": True,
+                "previous_content": "<think>\nSo far",
+            },
+        ),
+        (
+            {"chat_template_kwargs": {"force_nonempty_content": True}},
+            {"force_reasoning": False, "force_nonempty_content": True},
+        ),
+    ]
+    if stream:
+        cases.append(({"stream_reasoning": False}, {"force_reasoning": False}))
+    for fields, handed in cases:
+        seen = spy_exchange(stream, **fields)
+        assert len(seen.reasoning_inits) == 1, "one reasoning detector per response"
+        kwargs = seen.reasoning_inits[0]
+        assert set(kwargs) <= REASONING_KEYWORDS
+        stream_reasoning = stream and fields.get("stream_reasoning", True)
+        assert _names(kwargs, reasoning_spy) == {"stream_reasoning": stream_reasoning, **handed}
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "body"])
+def test_what_sglang_hands_the_function_call_detector(stream: bool) -> None:
+    _, detector_spy = spy_classes()
+    seen = spy_exchange(stream)
+    for init in seen.detector_inits:
+        assert _names(init, detector_spy) == {"args": ()}, "built with no arguments"
+    tool_calls = [(name, args) for name, args in seen.calls if name.startswith("tools.")]
+    names = [name for name, _ in tool_calls]
+    texts = "".join(args[0] for name, args in tool_calls if name != "tools.finish")
+    if stream:
+        # each step's normal text from the reasoning detector (empty ones too), then finish
+        assert set(names[:-1]) == {"tools.parse_streaming_increment"}
+        assert names[-1] == "tools.finish"
+        assert [args[0] for _, args in tool_calls[:-1]] == seen.handed_on[: len(tool_calls) - 1]
+    else:
+        # has_tool_call on the text after the reasoning, then the parse
+        assert names[0] == "tools.has_tool_call" and names[-1] == "tools.detect_and_parse"
+        assert tool_calls[0][1][0] == tool_calls[-1][1][0] == seen.handed_on[-1]
+    assert texts
+    tools = [args[-1] for name, args in tool_calls if name != "tools.has_tool_call"]
+    assert all([t.function.name for t in each] == ["get_weather"] for each in tools)
