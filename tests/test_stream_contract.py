@@ -631,7 +631,7 @@ def generated_messages(draw: st.DrawFn) -> Generated:
 def check_generated(message: toolparse.Message, generated: Generated) -> None:
     assert message.errors == []
     assert message.content == generated.content
-    assert message.reasoning_content == generated.reasoning
+    assert message.reasoning_content == (generated.reasoning or None)  # "" is no reasoning
     assert [(c.name, c.arguments) for c in message.tool_calls] == generated.calls
     for call in message.tool_calls:
         assert json.loads(call.arguments_json) == call.arguments
