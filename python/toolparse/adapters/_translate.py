@@ -32,11 +32,12 @@ Policies (the same for every framework):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..events import (
     ContentDelta,
@@ -80,6 +81,8 @@ __all__ = [
     "unvalidated",
     "unvalidated_holds",
 ]
+
+T = TypeVar("T")
 
 PREFIX = "toolparse_"
 Engine = Literal["native", "reference"]
@@ -403,7 +406,28 @@ class ServedFields:
         self._set("current_tool_name_sent", value)
 
 
-def reasoning_prefix_format(format: str | Format) -> Format:
+def per_format(build: Callable[[Format], T]) -> Callable[[str | Format], T]:
+    """build(format) for a format or its name: computed once per registered format (by
+    name), and each time for any other (one built by hand or from a response template)."""
+
+    @cache
+    def registered(name: str) -> T:
+        return build(FORMATS[name])
+
+    @functools.wraps(build)
+    def of(format: str | Format) -> T:
+        fmt = get_format(format)
+        return registered(fmt.name) if FORMATS.get(fmt.name) is fmt else build(fmt)
+
+    return of
+
+
+def _raw_rest() -> Node:
+    return seq(cut(), tag("content", chars("\x00-\xff")))
+
+
+@per_format
+def reasoning_prefix_format(fmt: Format) -> Format:
     """The format with everything after its opening reasoning block read as raw content.
 
     The format's own rules decide where the reasoning ends (its closing marker, or a
@@ -411,22 +435,6 @@ def reasoning_prefix_format(format: str | Format) -> Format:
     markers and all, for a tool parser to read.  A format without a reasoning block (or
     whose reasoning is not a prefix, such as gpt-oss channels) gives its whole output as
     content."""
-    fmt = get_format(format)
-    if FORMATS.get(fmt.name) is fmt:
-        return _prefix_format(fmt.name)  # built (and compiled) once per format
-    return _build_prefix_format(fmt)
-
-
-@cache
-def _prefix_format(name: str) -> Format:
-    return _build_prefix_format(FORMATS[name])
-
-
-def _raw_rest() -> Node:
-    return seq(cut(), tag("content", chars("\x00-\xff")))
-
-
-def _build_prefix_format(fmt: Format) -> Format:
     rules = dict(fmt.grammar.rules)
     if fmt.reasoning == "none" or "body" not in rules:
         rules = {"start": _raw_rest()}
@@ -444,22 +452,11 @@ def _variant(fmt: Format, suffix: str, grammar: Grammar, **fields: Any) -> Forma
     )
 
 
-def reasoning_after_start(format: str | Format) -> bool:
+@per_format
+def reasoning_after_start(fmt: Format) -> bool:
     """Whether the format's reasoning may come after its opening block (gpt-oss analysis
     channels between calls, Cohere's reasoning after an action, Gemma 4's thought
     channels): then only a parse of the whole output finds all of it."""
-    fmt = get_format(format)
-    if FORMATS.get(fmt.name) is fmt:
-        return _reasoning_after_start(fmt.name)
-    return _find_reasoning_after_start(fmt)
-
-
-@cache
-def _reasoning_after_start(name: str) -> bool:
-    return _find_reasoning_after_start(FORMATS[name])
-
-
-def _find_reasoning_after_start(fmt: Format) -> bool:
     if fmt.reasoning == "none":
         return False
     rules = fmt.grammar.rules
@@ -469,25 +466,14 @@ def _find_reasoning_after_start(fmt: Format) -> bool:
     )
 
 
-def passthrough_format(format: str | Format) -> Format:
+@per_format
+def passthrough_format(fmt: Format) -> Format:
     """The format for a tool parser that no reasoning parser precedes: an opening
     reasoning block is not read as reasoning, so its markup passes through as content
     verbatim (vLLM's contract for a tool parser on its own, ``skip_reasoning_parsing``),
     and calls are read from the rest as usual.  A format whose reasoning is structure
     rather than a leading block (gpt-oss channels) is unchanged: the adapter leaves its
     reasoning out instead, as a non-streamed tool-parser result has no place for it."""
-    fmt = get_format(format)
-    if FORMATS.get(fmt.name) is fmt:
-        return _passthrough_format(fmt.name)
-    return _build_passthrough_format(fmt)
-
-
-@cache
-def _passthrough_format(name: str) -> Format:
-    return _build_passthrough_format(FORMATS[name])
-
-
-def _build_passthrough_format(fmt: Format) -> Format:
     rules = fmt.grammar.rules
     if fmt.reasoning == "none" or "think" not in rules or "body" not in rules:
         return fmt
@@ -731,22 +717,11 @@ def _walk(node: Node, rules: Mapping[str, Node], seen: set[str]) -> Iterable[Nod
                 stack.append(child)
 
 
-def reasoning_markers(format: str | Format) -> ReasoningMarkers:
+@per_format
+def reasoning_markers(fmt: Format) -> ReasoningMarkers:
     """The markers of a format's opening reasoning block, read from its grammar (the
     "think" rule and the stops of its reasoning text).  Empty for a format without such
     a block (its reasoning, if any, is not delimited by markers of its own)."""
-    fmt = get_format(format)
-    if FORMATS.get(fmt.name) is fmt:
-        return _markers(fmt.name)
-    return _build_markers(fmt)
-
-
-@cache
-def _markers(name: str) -> ReasoningMarkers:
-    return _build_markers(FORMATS[name])
-
-
-def _build_markers(fmt: Format) -> ReasoningMarkers:
     rules = fmt.grammar.rules
     if fmt.reasoning == "none" or "think" not in rules:
         return ReasoningMarkers()
