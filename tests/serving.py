@@ -515,7 +515,7 @@ def _event_loop() -> Any:
     return asyncio.new_event_loop()
 
 
-# -- the research note's scenarios (both stacks) ------------------------------------------
+# -- the scenarios users report (both stacks) -----------------------------------------------
 
 _DEEPSEEK_MARKER = re.compile(r"<\|([^|>]*)\|>")
 

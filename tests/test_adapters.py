@@ -563,8 +563,8 @@ def test_reasoning_tokens_are_counted_by_what_they_became() -> None:
     splitter = ReasoningSplitter("qwen3")
     tokens = ["<think>", "\nPlan", " it", "\n</", "think>", "\n\n", "Sure", "."]
     for token in tokens:
-        counter.add(1, splitter.feed(token))
+        counter.add(1, splitter.feed(token), marker=token == "<think>")
     counter.add(0, splitter.finish())
-    # the opener and the plan's three tokens are reasoning; "</" waits and goes with
-    # what follows the closer
-    assert (counter.count, counter.tokens) == (4, len(tokens))
+    # the plan's three tokens are reasoning ("\n</" among them: its newline is
+    # reasoning text), the opener a marker; "think>" goes with what follows the closer
+    assert (counter.count, counter.tokens) == (3, len(tokens))

@@ -65,8 +65,8 @@ reasoning_detector and test_what_sglang_hands_the_function_call_detector check i
 
 With tools and a tool_choice other than "none", SGLang sets skip_special_tokens=False.
 
-Cases that fail today are marked strict xfail in KNOWN_FAILURES below, by the defect
-numbers of /work/shared/research/adapters-in-the-stacks.md.
+Cases that fail today are marked strict xfail in KNOWN_FAILURES below, each with the
+number of the adapter defect it is (D1-D10).
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ pytestmark = pytest.mark.filterwarnings(
 # -- what fails today ---------------------------------------------------------------------
 
 # Strict: a case that starts passing is a fix, and its entry goes.  The reasons use the
-# research note's numbers (D4: reasoning the chat template opened, decided per request).
+# adapter defects' numbers (D4: reasoning the chat template opened, decided per request).
 
 
 def _cases(reason: str, ids: str) -> dict[str, str]:
@@ -145,327 +145,13 @@ def _cases(reason: str, ids: str) -> dict[str, str]:
     return dict.fromkeys(ids.split(), reason)
 
 
-D4_FORCED_EVERYWHERE = (
-    "D4: SGLang forces reasoning on every request (its BaseReasoningFormatDetector.__init__ "
-    "sets the detector's reasoning_default to 'always' over toolparse's class value), so "
-    "an output the template did not open is read as starting inside reasoning"
-)
 D4_GPT_OSS_CHANNELS = (
     "D4: SGLang forces reasoning for any template with <|channel|> (its gpt-oss rule); "
     "toolparse reads that as an opened analysis channel, so a role header the output "
     "continues (' to=functions...') becomes reasoning"
 )
-# Streamed and whole alike: the fixtures whose message changes when read as starting in
-# reasoning, and whose template has no thinking switch SGLang can read.
-FORCED_EVERYWHERE = """
-    apertus/content_before_and_after_block
-    apertus/content_only
-    apertus/element_with_two_keys_is_invalid
-    apertus/invalid_json_then_valid_block
-    apertus/marker_text_inside_string_arguments
-    apertus/nested_arguments_with_escapes_and_unicode
-    apertus/stringified_arguments_are_invalid
-    apertus/tool_names_that_are_prefixes
-    apertus/truncated_before_suffix
-    apertus/unknown_tool_and_known_tool
-    cohere_command/action_word_without_fence_is_text
-    cohere_command/command_r_directly_answer_not_a_given_tool
-    cohere_command/command_r_fenced_action
-    cohere_command/command_r_plan_then_action
-    cohere_command/tool_names_that_are_prefixes
-    cohere_command/truncated_before_closing_fence
-    command_r7b/arguments_key_instead_of_parameters
-    command_r7b/compact_single_line_action
-    command_r7b/invalid_json_then_valid_action
-    command_r7b/response_only
-    command_r7b/text_without_wrappers_is_content
-    deepseek_v31/call_without_section_opener
-    deepseek_v31/content_only
-    deepseek_v31/content_then_back_to_back_calls
-    deepseek_v31/truncated_mid_name
-    dots/content_around_blocks
-    dots/plain_content
-    dots/unknown_tool
-    gemma4/content_around_calls
-    gemma4/empty_arguments
-    gemma4/end_of_turn_left_in_text
-    gemma4/plain_answer
-    gemma4/turn_header_and_stray_channel_markers
-    gemma4/unknown_tool
-    generic_xml/call_without_args_element
-    generic_xml/code_with_quotes_and_backticks_in_arguments
-    generic_xml/compact_call_on_one_line
-    generic_xml/content_mentions_tags_without_a_call
-    generic_xml/content_only
-    generic_xml/cut_short_call_is_incomplete_by_length
-    generic_xml/json_body_without_name_tag_is_invalid
-    generic_xml/marker_text_inside_string_arguments
-    generic_xml/name_with_a_space_is_invalid
-    generic_xml/nested_escaped_unicode_arguments
-    generic_xml/repair_cannot_fix_code_that_is_not_json
-    generic_xml/repair_closes_a_call_cut_off
-    generic_xml/repair_drops_a_member_whose_value_never_began
-    generic_xml/repair_keeps_a_whole_call_as_it_is
-    generic_xml/repair_never_completes_a_name
-    generic_xml/repair_reads_lenient_arguments
-    generic_xml/single_call_one_tag_per_line
-    generic_xml/tool_names_that_are_prefixes
-    generic_xml/truncated_inside_closing_marker
-    generic_xml/truncated_mid_arguments
-    generic_xml/truncated_mid_name_after_complete_call
-    generic_xml/two_calls_with_content_around
-    generic_xml/unescaped_quotes_are_invalid_then_retry
-    generic_xml/unknown_tool
-    generic_xml/whitespace_inside_name_and_args
-    gigachat35/eos_text_inside_content
-    gigachat35/invalid_invoke_then_valid_invoke
-    gigachat35/invalid_json_kept_as_string
-    gigachat35/invoke_without_parameters
-    gigachat35/marker_text_inside_values
-    gigachat35/multiline_value_verbatim
-    gigachat35/parameter_without_string_attribute
-    gigachat35/plain_content
-    gigachat35/text_then_single_call
-    gigachat35/tool_names_that_are_prefixes
-    gigachat35/truncated_mid_value
-    gigachat35/typed_values_string_false
-    gigachat35/unknown_tool
-    glm45/content_before_between_and_after_calls
-    glm45/content_only
-    glm45/spaces_instead_of_newlines
-    glm45/unknown_tool
-    granite/content_only
-    granite/content_then_call
-    granite/granite32_text_section_headers
-    granite/invalid_json_then_retry
-    granite/marker_text_inside_string_arguments
-    granite/nested_arguments_with_escapes_and_unicode
-    granite/parallel_calls
-    granite/plain_text_tool_call_opener
-    granite/pretty_printed_array_after_space
-    granite/single_call
-    granite/tool_call_text_in_prose_stays_content
-    granite/tool_names_that_are_prefixes
-    granite/truncated_after_comma_delivers_first_call
-    granite/truncated_before_closing_bracket
-    granite/truncated_mid_call
-    granite/unknown_tool_and_known_tool
-    hunyuan/block_close_missing_at_end_and_text_after_block
-    hunyuan/content_only
-    hunyuan/content_then_single_call_hy3_layout
-    hunyuan/hy4_parallel_calls_without_tool_sep
-    hunyuan/marker_text_inside_values
-    hunyuan/missing_value_tags_then_valid_call
-    hunyuan/multiline_unicode_and_escapes_verbatim
-    hunyuan/tool_call_outside_block_is_content
-    hunyuan/tool_names_that_are_prefixes
-    hunyuan/truncated_mid_value_after_complete_call
-    hunyuan/typed_values_every_schema_type
-    hunyuan/unknown_tool
-    hunyuan/values_failing_their_type_stay_strings
-    hunyuan_a13b/assistant_prefix_only_at_reply_start
-    hunyuan_a13b/content_before_and_after_block
-    hunyuan_a13b/fast_thinking_parallel_calls
-    hunyuan_a13b/marker_text_inside_string_arguments
-    hunyuan_a13b/nested_arguments_with_escapes_and_unicode
-    hunyuan_a13b/plain_reply_drops_assistant_prefix
-    hunyuan_a13b/single_call_in_answer
-    hunyuan_a13b/stringified_arguments_are_invalid
-    hunyuan_a13b/tool_calls_draft_inside_think_is_reasoning
-    hunyuan_a13b/tool_names_that_are_prefixes
-    hunyuan_a13b/truncated_before_closing_marker
-    hunyuan_a13b/truncated_mid_first_call
-    hunyuan_a13b/unclosed_reasoning_at_end
-    hunyuan_a13b/unknown_tool_and_known_tool
-    inkling/args_not_an_object_then_valid_call
-    inkling/arguments_key_alias
-    inkling/marker_text_inside_json_string
-    inkling/parallel_calls
-    inkling/text_without_kind_token_is_content
-    inkling/tool_names_that_are_prefixes
-    inkling/truncated_before_end_message
-    inkling/typed_values
-    inkling/unicode_and_escapes
-    internlm/action_inside_reasoning_is_a_call
-    internlm/content_before_and_after_block
-    internlm/content_only
-    internlm/intern_s1_reasoning_then_call
-    internlm/interpreter_block_stays_content
-    internlm/interpreter_inside_reasoning_stays_reasoning
-    internlm/truncated_mid_call
-    internlm/unclosed_reasoning_at_end
-    k2_horizon/bare_call_outside_block_is_content
-    k2_horizon/content_only
-    k2_horizon/json_notation_calls
-    k2_horizon/parallel_calls_with_text_around_block
-    k2_horizon/unknown_tool
-    kimi/ascii_think_tags_are_content
-    kimi/content_only
-    kimi/partial_marker_at_end_is_content
-    kimi_k2/content_only_instruct
-    kimi_k2/singular_section_markers
-    kimi_k2/text_before_and_after_section
-    lfm2/bad_value_then_rest_of_block_dropped
-    lfm2/bare_list_without_markers_is_content
-    lfm2/dotted_tool_name
-    lfm2/echo_after_block_is_dropped
-    lfm2/empty_list_then_answer
-    lfm2/json_array_variant
-    lfm2/json_bare_object
-    lfm2/json_literals_in_pythonic_call
-    lfm2/json_stringified_arguments_are_invalid
-    lfm2/keyword_parameter_names
-    lfm2/list_after_block_without_end_marker_is_content
-    lfm2/marker_text_inside_string_argument
-    lfm2/multiline_code_argument
-    lfm2/one_call
-    lfm2/parallel_calls_in_one_list
-    lfm2/plain_answer
-    lfm2/positional_argument_is_invalid
-    lfm2/python_literals_nested_and_unicode
-    lfm2/stray_end_marker_is_dropped
-    lfm2/tool_names_that_are_prefixes
-    lfm2/truncated_after_comma_delivers_first_call
-    lfm2/truncated_before_end_marker
-    lfm2/truncated_mid_call
-    lfm2/two_blocks_with_text_between
-    lfm2/unknown_tool_then_known
-    longcat/arguments_not_an_object_is_invalid
-    longcat/back_to_back_blocks_with_content_before
-    longcat/content_only
-    longcat/escaped_strings_and_unicode
-    longcat/invalid_json_then_text
-    longcat/marker_text_inside_string_arguments
-    longcat/single_call_compact
-    longcat/surrounding_text
-    longcat/tool_names_that_are_prefixes
-    longcat/truncated_mid_arguments
-    longcat/unknown_tool_then_known_tool
-    longcat/various_data_types_pretty_printed
-    markdown_json/arguments_as_a_string_stay_content
-    markdown_json/arguments_before_name
-    markdown_json/content_with_code_block
-    markdown_json/fences_inside_string_arguments
-    markdown_json/four_backtick_fence_is_content
-    markdown_json/json_blocks_that_are_not_calls
-    markdown_json/nested_escaped_unicode_arguments
-    markdown_json/object_without_arguments_is_content
-    markdown_json/one_line_fence_after_prose
-    markdown_json/plain_fence_is_content
-    markdown_json/repair_closes_a_fence_cut_off
-    markdown_json/repair_missing_closing_fence
-    markdown_json/repair_reads_lenient_arguments
-    markdown_json/single_call
-    markdown_json/tool_names_that_are_prefixes
-    markdown_json/truncated_before_the_closing_fence
-    markdown_json/truncated_inside_the_object_is_content
-    markdown_json/two_calls_with_content_around
-    markdown_json/two_objects_in_one_fence_are_invalid
-    markdown_json/unknown_tool
-    minicpm5/call_without_params
-    minicpm5/cdata_holding_markup
-    minicpm5/cdata_multiline_value
-    minicpm5/marker_text_in_plain_value
-    minicpm5/missing_function_end
-    minicpm5/param_without_name_is_invalid
-    minicpm5/plain_content
-    minicpm5/single_call_with_surrounding_text
-    minicpm5/single_quoted_names
-    minicpm5/tool_names_that_are_prefixes
-    minicpm5/truncated_cdata
-    minicpm5/truncated_mid_call
-    minicpm5/typed_values_every_schema_type
-    minicpm5/unknown_tool
-    mistral/content_only
-    mistral/content_then_call
-    muse/atem_inside_reasoning_and_answer_is_text
-    muse/bare_message_header_is_answer
-    muse/invalid_invoke_body
-    muse/marker_text_inside_values
-    muse/missing_eom_ends_at_next_start
-    muse/parallel_calls_as_messages
-    muse/reasoning_then_answer
-    muse/reasoning_then_single_call
-    muse/stream_ends_without_end_markers
-    muse/tool_message_without_atem
-    muse/tool_names_that_are_prefixes
-    muse/truncated_mid_call
-    muse/two_invokes_in_one_block
-    muse/typed_values_every_schema_type
-    muse/unframed_text_is_content
-    muse/unknown_tool
-    olmo3/block_not_closed_at_end
-    olmo3/broken_call_keeps_its_siblings
-    olmo3/content_around_block
-    olmo3/marker_text_inside_argument
-    olmo3/parallel_calls_one_per_line
-    olmo3/plain_answer
-    olmo3/prose_line_inside_block
-    olmo3/single_call_as_the_template_writes_it
-    olmo3/tool_names_that_are_prefixes
-    olmo3/truncated_mid_call
-    olmo3/two_calls_on_one_line
-    olmo3/typed_values_json_and_python_literals
-    olmo3/unicode_and_escapes
-    olmo3/unknown_tool_then_known
-    poolside_v1/call_without_arguments
-    poolside_v1/compact_space_after_name
-    poolside_v1/content_only
-    poolside_v1/content_then_single_call
-    poolside_v1/marker_text_inside_values
-    poolside_v1/missing_value_tags_then_valid_call
-    poolside_v1/parallel_calls_with_text_between_and_after
-    poolside_v1/string_whitespace_kept_non_string_stripped
-    poolside_v1/tool_names_that_are_prefixes
-    poolside_v1/truncated_mid_value_after_complete_call
-    poolside_v1/typed_values_every_schema_type
-    poolside_v1/unicode_and_escapes_verbatim
-    poolside_v1/unknown_tool
-    poolside_v1/values_failing_their_type_stay_strings
-    qwen3/content_only_non_thinking
-    qwen3_coder/content_before_and_after_call
-    qwen3_coder/content_only
-    qwen3_coder/functions_without_parameters
-    qwen3_coder/multiline_code_value_containing_parameter_close
-    qwen3_coder/truncated_mid_function_name
-    qwen3_coder/unicode_and_backslashes_in_values
-    qwen3_coder/unknown_tool_only
-    seed_oss/bare_function_tag_is_content
-    seed_oss/content_only
-    seed_oss/marker_text_inside_values
-    seed_oss/missing_function_close_then_valid_call
-    seed_oss/multiline_values_one_newline_trimmed
-    seed_oss/tool_names_that_are_prefixes
-    seed_oss/truncated_mid_value_after_complete_call
-    seed_oss/typed_values_every_schema_type
-    xlam/broken_fence_then_text
-    xlam/code_fence_is_content
-    xlam/empty_list_is_no_call
-    xlam/json_fence_after_text
-    xlam/json_list_that_is_not_calls
-    xlam/list_after_text_is_content
-    xlam/marker_text_inside_string_arguments
-    xlam/nested_arguments_with_escapes_and_unicode
-    xlam/parallel_calls_bare_list
-    xlam/plain_answer
-    xlam/single_call_bare_list
-    xlam/stray_think_close_then_list
-    xlam/stringified_arguments_are_invalid
-    xlam/tool_call_tags_around_list
-    xlam/tool_call_tags_around_one_object
-    xlam/tool_calls_marker_after_text
-    xlam/tool_names_that_are_prefixes
-    xlam/truncated_after_comma
-    xlam/truncated_mid_call
-    xlam/unknown_tool_and_known_tool
-"""
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    kind: _cases(D4_FORCED_EVERYWHERE, FORCED_EVERYWHERE)
-    | _cases(D4_GPT_OSS_CHANNELS, "gpt_oss/call_in_role_header")
-    for kind in ("stream", "body")
-}
-KNOWN_FAILURES["stream-reasoning"] = {
-    case: D4_FORCED_EVERYWHERE for case in FORCED_EVERYWHERE.split() if case.startswith("muse/")
+    kind: _cases(D4_GPT_OSS_CHANNELS, "gpt_oss/call_in_role_header") for kind in ("stream", "body")
 }
 
 
@@ -750,7 +436,7 @@ def test_an_unclosed_qwen3_call_does_not_finish_with_tool_calls(mode: str) -> No
     assert got.finish_reason == "stop"
 
 
-# -- the research note's scenarios ------------------------------------------------------------
+# -- the scenarios users report --------------------------------------------------------------
 
 
 def scenario_exchange(name: str, stream: bool) -> Exchange:

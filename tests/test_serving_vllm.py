@@ -14,12 +14,12 @@ fields, and a ``generate`` that replays the fixture's tokens through the OutputP
 and the renderer's ``render_chat`` (the chat template rendered with apply_chat_template,
 then what vLLM's ``preprocess_chat`` does: a parser built for the request reads the prompt
 ids and adjusts the request).  The model type is not "gpt_oss", where vLLM would insist on
-its own HarmonyParser (the note's D6, out of scope here).
+its own HarmonyParser (tests/test_adapters_vllm.py checks what the adapter says then).
 
 The client side is the openai SDK's (tests/serving.py).  Cases that fail today are marked
-strict xfail in KNOWN_FAILURES below, by the defect numbers of
-/work/shared/research/adapters-in-the-stacks.md; a fix turns one into XPASS, and then its
-mark goes.
+strict xfail in KNOWN_FAILURES below, each with a reason that says what is wrong (D4:
+reasoning the template opened, D9: a tool parser on its own); a fix turns one into
+XPASS, and then its mark goes.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ pytestmark = pytest.mark.filterwarnings(
 # -- what fails today ---------------------------------------------------------------------
 
 # Strict: a case that starts passing is a fix, and its entry goes.  The reasons use the
-# research note's numbers.
+# adapter defects' numbers.
 
 
 def _cases(reason: str, ids: str) -> dict[str, str]:
@@ -103,18 +103,9 @@ D4_NO_OPENER = (
     "gpt-oss analysis channel, Inkling <|content_thinking|>, Muse to=self) is not seen: the "
     "adapter looks for a leading-block opener, which these formats do not have"
 )
-D4_KIMI_K3_SEP = (
-    "D4: kimi_k3's reasoning markers list <|sep|> among the openers, so a prompt with "
-    'thinking off (ending <|open|>message role="assistant"<|sep|>) reads as opened'
-)
-D7_FLUSH = (
-    "D7: the last chunk carries the last argument fragment and the end-of-stream flush as "
-    "two entries of one index (vLLM's _flush_engine_parsers appends the flush's entries)"
-)
-D8_OPENER = "D8: <think> itself is counted, one more than the tokens inside the block"
 D9_DRAFT = (
-    "D9: without a reasoning parser a call drafted inside the reasoning block is sent as a "
-    "real call (its markup taken out of the content)"
+    "D9: without a reasoning parser, a block these formats read through a rule of their own "
+    "(not the reasoning_rest a template opens) gives a drafted call out as a call"
 )
 OPENED_WITHOUT_OPENER = """
     gemma4/reasoning_in_prompt_then_nested_call
@@ -123,55 +114,21 @@ OPENED_WITHOUT_OPENER = """
     muse/reasoning_in_prompt_continuation
 """
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    "stream": _cases(D4_NO_OPENER, OPENED_WITHOUT_OPENER)
-    | _cases(
-        D4_KIMI_K3_SEP,
-        "kimi_k3/instruct_mode_call_only kimi_k3/instruct_mode_response_opened_by_template",
-    )
-    | _cases(
-        D7_FLUSH,
-        """
-        functionary_v3_1/python_code_cut_off_by_length
-        functionary_v3_2/python_code_cut_off_by_length
-        llama3_json/raw_code_cut_off_by_length
-        """,
-    ),
-    "body": _cases(D4_NO_OPENER, OPENED_WITHOUT_OPENER)
-    | _cases(
-        D4_KIMI_K3_SEP,
-        "kimi_k3/instruct_mode_call_only kimi_k3/instruct_mode_response_opened_by_template",
-    ),
+    "stream": _cases(D4_NO_OPENER, OPENED_WITHOUT_OPENER),
+    "body": _cases(D4_NO_OPENER, OPENED_WITHOUT_OPENER),
     "reasoning-only": _cases(
         D4_NO_OPENER, "gpt_oss/reasoning_opened_by_prompt muse/reasoning_in_prompt_continuation"
-    )
-    | _cases(D4_KIMI_K3_SEP, "kimi_k3/instruct_mode_response_opened_by_template"),
+    ),
     "tool-only": _cases(
         D9_DRAFT,
         """
-        apertus/tools_block_inside_reasoning_is_reasoning
-        ernie45/tool_call_draft_inside_reasoning_is_reasoning
-        generic_xml/tool_call_draft_inside_think_is_reasoning
         gigachat35/block_opener_inside_unclosed_reasoning
-        hermes/tool_call_draft_inside_think_is_reasoning
         hunyuan/block_inside_unfinished_reasoning_is_reasoning
-        hunyuan_a13b/tool_calls_draft_inside_think_is_reasoning
-        iquest_q1/call_draft_inside_reasoning_is_reasoning
-        kimi_k3/call_inside_unfinished_reasoning_is_reasoning
-        lfm2/call_inside_reasoning_is_reasoning
         longcat/call_draft_inside_reasoning_is_reasoning
-        markdown_json/json_block_inside_think_is_reasoning
-        minicpm5/call_inside_unclosed_reasoning
-        minimax_m3/block_inside_reasoning_is_text
-        nemotron_v2/toolcall_inside_reasoning_is_reasoning
         olmo3/block_inside_reasoning_is_text
-        plamo3/block_inside_reasoning_is_text
         poolside_v1/call_inside_unfinished_reasoning_is_reasoning
-        seed_oss/tool_call_draft_inside_reasoning_is_reasoning
-        seed_oss/unclosed_reasoning_with_draft_at_end
-        step3/call_before_think_close_is_reasoning
         """,
     ),
-    "usage": _cases(D8_OPENER, "stream body"),
 }
 
 
@@ -462,7 +419,7 @@ def test_the_reasoning_parser_alone_gives_a_plain_answer_without_markup(
     assert_message(body_message(body, REASONING), want, streamed=False, client="body")
 
 
-# -- the research note's scenarios ------------------------------------------------------------
+# -- the scenarios users report --------------------------------------------------------------
 
 
 def scenario_exchange(name: str, stream: bool) -> Exchange:

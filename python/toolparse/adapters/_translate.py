@@ -49,7 +49,29 @@ from ..events import (
 )
 from ..formats import FORMATS, Format, get_format
 from ..formats._base import call_array
-from ..grammar import Grammar, Lit, Node, Ref, Tag, Until, chars, cut, eof, json_call, seq, tag, ws
+from ..grammar import (
+    Ahead,
+    Choice,
+    Cut,
+    Grammar,
+    Lit,
+    Many,
+    Node,
+    Opt,
+    Recover,
+    Ref,
+    Seq,
+    Tag,
+    Until,
+    Ws,
+    chars,
+    cut,
+    eof,
+    json_call,
+    seq,
+    tag,
+    ws,
+)
 from ..message import Message, ParseError
 from ..stream import StreamParser, parse
 
@@ -68,6 +90,7 @@ __all__ = [
     "SplitMode",
     "adapter_names",
     "decide_reasoning_in_prompt",
+    "entry_option",
     "named_call_envelope",
     "passthrough_format",
     "reasoning_after_start",
@@ -469,11 +492,13 @@ def reasoning_after_start(fmt: Format) -> bool:
 @per_format
 def passthrough_format(fmt: Format) -> Format:
     """The format for a tool parser that no reasoning parser precedes: an opening
-    reasoning block is not read as reasoning, so its markup passes through as content
-    verbatim (vLLM's contract for a tool parser on its own, ``skip_reasoning_parsing``),
-    and calls are read from the rest as usual.  A format whose reasoning is structure
-    rather than a leading block (gpt-oss channels) is unchanged: the adapter leaves its
-    reasoning out instead, as a non-streamed tool-parser result has no place for it."""
+    reasoning block is read by the format's own rules but given out as content,
+    verbatim with its markers (vLLM's contract for a tool parser on its own,
+    ``skip_reasoning_parsing``), so a call drafted inside it stays text where the
+    format says so, and a call marker that ends unfinished reasoning still begins a
+    call.  A format whose reasoning is structure rather than a leading block (gpt-oss
+    channels) is unchanged: the adapter leaves its reasoning out instead, as a
+    non-streamed tool-parser result has no place for it."""
     rules = fmt.grammar.rules
     if fmt.reasoning == "none" or "think" not in rules or "body" not in rules:
         return fmt
@@ -481,13 +506,47 @@ def passthrough_format(fmt: Format) -> Format:
     return _variant(
         fmt,
         "passthrough",
-        Grammar(dict(rules), {"start": "body"}),
-        reasoning_in_prompt=False,
-        repair_grammar=Grammar(dict(repair.rules), {"start": "body"}) if repair else None,
+        _block_as_content(fmt.grammar),
+        repair_grammar=_block_as_content(repair) if repair else None,
     )
 
 
-def _entry_option(fmt: Format, reasoning_in_prompt: bool | None) -> bool | None:
+def _block_as_content(grammar: Grammar) -> Grammar:
+    """The grammar with what each entry reads before the format's "body" (the opening
+    reasoning block, or the rest of one the template opened) given out as content."""
+    rules = dict(grammar.rules)
+    for name in ("think", "reasoning_rest"):
+        if name in rules:
+            rules[name] = _untagged(rules[name], "reasoning")
+    for entry in grammar.entries.values():
+        node = rules[entry]
+        if not isinstance(node, Seq):
+            continue
+        *before, last = node.items
+        if isinstance(last, Ref) and last.name == "body":
+            rules[entry] = seq(tag("content", _untagged(seq(*before), "reasoning")), last)
+    return Grammar(rules, dict(grammar.entries))
+
+
+def _untagged(node: Node, role: str) -> Node:
+    """node with its tags of `role` taken out (what they matched is still matched)."""
+    if isinstance(node, Tag):
+        item = _untagged(node.item, role)
+        return item if node.role == role else dataclasses.replace(node, item=item)
+    if isinstance(node, Seq):
+        return dataclasses.replace(node, items=tuple(_untagged(i, role) for i in node.items))
+    if isinstance(node, Choice):
+        return dataclasses.replace(node, alts=tuple(_untagged(a, role) for a in node.alts))
+    if isinstance(node, (Opt, Many, Ahead)):
+        return dataclasses.replace(node, item=_untagged(node.item, role))
+    if isinstance(node, Recover):
+        return dataclasses.replace(
+            node, item=_untagged(node.item, role), handler=_untagged(node.handler, role)
+        )
+    return node
+
+
+def entry_option(fmt: Format, reasoning_in_prompt: bool | None) -> bool | None:
     """reasoning_in_prompt as the format can take it (a format without a block that the
     template opens cannot start in one)."""
     if reasoning_in_prompt and "start_in_reasoning" not in fmt.grammar.entries:
@@ -523,7 +582,7 @@ class ReasoningSplitter:
         engine: Engine = "native",
     ) -> None:
         full = get_format(format)
-        in_prompt = _entry_option(full, reasoning_in_prompt)
+        in_prompt = entry_option(full, reasoning_in_prompt)
         self.mode = mode
         if mode == "clean":
             self.parser = StreamParser(full, reasoning_in_prompt=in_prompt, engine=engine)
@@ -591,7 +650,7 @@ def split_reasoning(
     nothing in the raw rest, and a stack that hands the rest to the client unread when
     it sees no call (SGLang) then shows no markup either."""
     fmt = get_format(format)
-    in_prompt = _entry_option(fmt, reasoning_in_prompt)
+    in_prompt = entry_option(fmt, reasoning_in_prompt)
     whole = parse(text, fmt, reasoning_in_prompt=in_prompt, engine=engine)
     content = whole.content
     if mode != "clean" and (whole.tool_calls or whole.errors):
@@ -665,8 +724,9 @@ def decide_reasoning_in_prompt(
 class ReasoningTokenCounter:
     """How many generated tokens are reasoning, counted as a response streams: the
     tokens of a feed go to the kind of text the parser gives out next (a token held
-    back, such as the start of a marker, counts with the text that follows it; a
-    marker that only ends reasoning counts with what comes after it)."""
+    back, such as the start of a marker, counts with the text that follows it), and a
+    token that is a reasoning marker itself counts as none (as vLLM's own parsers
+    count the tokens inside the block)."""
 
     __slots__ = ("_pending", "count", "tokens")
 
@@ -675,9 +735,10 @@ class ReasoningTokenCounter:
         self.tokens = 0
         self._pending = 0
 
-    def add(self, tokens: int, delta: Delta) -> None:
+    def add(self, tokens: int, delta: Delta, *, marker: bool = False) -> None:
         self.tokens += tokens
-        self._pending += tokens
+        if not marker:
+            self._pending += tokens
         if delta.reasoning:
             self.count += self._pending
             self._pending = 0
@@ -717,6 +778,22 @@ def _walk(node: Node, rules: Mapping[str, Node], seen: set[str]) -> Iterable[Nod
                 stack.append(child)
 
 
+def _first_literals(node: Node, rules: Mapping[str, Node]) -> list[str]:
+    """The literals a node's match may begin with (the opening markers of a "think"
+    rule: kimi_k3's whole ``<|open|>think<|sep|>``, never a ``<|sep|>`` further in)."""
+    if isinstance(node, Lit):
+        return [node.text.decode()]
+    if isinstance(node, Ref):
+        return _first_literals(rules[node.name], rules)
+    if isinstance(node, Choice):
+        return [text for alt in node.alts for text in _first_literals(alt, rules)]
+    if isinstance(node, Seq):
+        for item in node.items:
+            if not isinstance(item, (Cut, Ws)):
+                return _first_literals(item, rules)
+    return []
+
+
 @per_format
 def reasoning_markers(fmt: Format) -> ReasoningMarkers:
     """The markers of a format's opening reasoning block, read from its grammar (the
@@ -733,7 +810,7 @@ def reasoning_markers(fmt: Format) -> ReasoningMarkers:
                     stops += [s.marker.decode() for s in inner.stops]
     stops = list(dict.fromkeys(stops))
     literals = [n.text.decode() for n in _walk(rules["think"], rules, set()) if isinstance(n, Lit)]
-    opening = tuple(dict.fromkeys(t for t in literals if t not in stops))
+    opening = tuple(dict.fromkeys(_first_literals(rules["think"], rules)))
     closing = tuple(dict.fromkeys(t for t in literals if t in stops))
     implicit = tuple(dict.fromkeys(s for s in stops if s not in closing))
     return ReasoningMarkers(opening, closing, implicit)

@@ -212,6 +212,9 @@ class _ReasoningDetectorMixin:
     toolparse_name: str = ""
     # None: SGLang's force_reasoning decides per request; True or False: forced.
     toolparse_reasoning_in_prompt: bool | None = None
+    # What SGLang assumes where it cannot read the template's thinking switch (set per
+    # format by reasoning_detector_class; None: no reasoning forced).
+    reasoning_default: str | None = None
 
     def __init__(
         self,
@@ -231,6 +234,9 @@ class _ReasoningDetectorMixin:
             force_reasoning=bool(force_reasoning),
             stream_reasoning=stream_reasoning,
             tool_start_token=markers.implicit[0] if markers.implicit else None,
+            # the base sets "always" on the instance otherwise, and SGLang's serving then
+            # forces reasoning on every request of a template whose switch it cannot read
+            reasoning_default=type(self).reasoning_default,
         )
         # force_reasoning is SGLang's reading of the template and the request: True
         # when the output starts in reasoning (the template opened the block, or

@@ -60,6 +60,7 @@ from ._translate import (
     SplitMode,
     adapter_names,
     decide_reasoning_in_prompt,
+    entry_option,
     format_class,
     named_call_envelope,
     passthrough_format,
@@ -182,6 +183,21 @@ def to_delta_message(delta: Delta) -> Any:
     return _message(values)
 
 
+def _merge(into: Any, more: Any) -> None:
+    """Adds a DeltaMessage's text and call entries to another, one entry per call."""
+    for field in ("content", "reasoning"):
+        if getattr(more, field):
+            setattr(into, field, (getattr(into, field) or "") + getattr(more, field))
+    entries = {entry.index: entry for entry in into.tool_calls}
+    for entry in more.tool_calls:
+        same = entries.get(entry.index)
+        if same is None:
+            into.tool_calls = [*into.tool_calls, entry]
+        elif entry.function.arguments:
+            arguments = (same.function.arguments or "") + entry.function.arguments
+            same.function.arguments = arguments
+
+
 def _log(delta: Delta) -> None:
     for error in delta.errors:
         logger.warning("toolparse: %s (call %s): %s", error.kind, error.index, error.message)
@@ -270,6 +286,9 @@ class _ToolMixin(ServedFields):
     model_tokenizer: Any
     _toolparse_request: Any = None
     _toolparse_counter: ReasoningTokenCounter | None = None
+    # The delta of the latest step (vLLM calls the tool parser on every step of the
+    # tool phase, so at the end of a stream this is the step that flushes).
+    _toolparse_last: Any = None
 
     def _tool_dicts(self, request: Any) -> list[dict[str, Any]] | None:
         return tools_as_dicts(getattr(request, "tools", None) or self.tools)
@@ -278,18 +297,24 @@ class _ToolMixin(ServedFields):
         fmt = get_format(self.toolparse_format)
         return passthrough_format(fmt) if self.skip_reasoning_parsing else fmt
 
-    def _reasoning_in_prompt(self) -> bool | None:
+    def _reasoning_in_prompt(self, request: Any) -> bool | None:
         # After a reasoning parser, the text given here begins after the reasoning.
         if not self.skip_reasoning_parsing:
             return False
-        fmt = self._format()
-        return None if fmt.name.endswith(".passthrough") else self.toolparse_reasoning_in_prompt
+        # On its own (no prompt ids reach a tool parser): a class that forces it, a
+        # thinking switch turned off, or the format's default.
+        decided = decide_reasoning_in_prompt(
+            forced=self.toolparse_reasoning_in_prompt,
+            template_kwargs=getattr(request, "chat_template_kwargs", None),
+        )
+        return entry_option(self._format(), decided)
 
     def _reading(self, request: Any) -> dict[str, Any]:
         """The format, its options and the envelope this request's output is read with."""
         forced = _forced_choice(request)
         if forced is None:
-            return {"format": self._format(), "reasoning_in_prompt": self._reasoning_in_prompt()}
+            fmt = self._format()
+            return {"format": fmt, "reasoning_in_prompt": self._reasoning_in_prompt(request)}
         envelope = ("", "") if forced == "required" else named_call_envelope(forced)
         return {"format": FORCED_CALLS, "envelope": envelope}
 
@@ -364,14 +389,22 @@ class _ToolMixin(ServedFields):
         counter = self._toolparse_counter
         if counter is not None:
             counter.add(len(delta_token_ids), delta)
-        return self._delta(delta)
+        self._toolparse_last = self._delta(delta)
+        return self._toolparse_last
 
     def finish_streaming(self) -> Any:
         state = self._toolparse_state
         if state is None or state.finished:
             return None
         # vLLM does not tell its parsers why the stream ended: read as "stop".
-        return self._delta(state.finish("stop"))
+        flushed = self._delta(state.finish("stop"))
+        last, self._toolparse_last = self._toolparse_last, None
+        if flushed is None or last is None:
+            return flushed
+        # vLLM flushes in the same step as the last delta and appends the flush's entries
+        # to it: merged here, the chunk keeps one entry per call.
+        _merge(last, flushed)
+        return None
 
     def toolparse_reasoning_tokens(self) -> int:
         """The reasoning tokens this parser saw streamed (reasoning after the opening
@@ -497,9 +530,10 @@ class _ReasoningMixin:
         return self._scanner().content_ids(input_ids)
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
-        """The generated tokens that are reasoning: counted as they streamed (with the
-        tool parser's, which reads reasoning after the opening block), or, for a
-        non-streamed response, by feeding the tokens' texts through the format."""
+        """The generated tokens that are reasoning, its markers left out: counted as they
+        streamed (with the tool parser's, which reads reasoning after the opening
+        block), or, for a non-streamed response, by feeding the tokens' texts through
+        the format."""
         counter = self._toolparse_counter
         if counter.tokens and counter.tokens == len(token_ids):
             tool = getattr(self._toolparse_owner, "tool_parser", None)
@@ -514,11 +548,12 @@ class _ReasoningMixin:
             self.toolparse_format, reasoning_in_prompt=self._reasoning_in_prompt(), mode="clean"
         )
         counter = ReasoningTokenCounter()
+        markers = self._markers()
         for token in token_ids:
             text = texts.get(token)
             if text is None:
                 text = texts[token] = decode([token], skip_special_tokens=False)
-            counter.add(1, splitter.feed(text))
+            counter.add(1, splitter.feed(text), marker=text.strip() in markers)
         counter.add(0, splitter.finish())
         return counter.count
 
@@ -542,8 +577,13 @@ class _ReasoningMixin:
         delta_token_ids: Sequence[int],
     ) -> Any:
         delta = self._splitter().feed(delta_text)
-        self._toolparse_counter.add(len(delta_token_ids), delta)
+        marker = delta_text.strip() in self._markers()
+        self._toolparse_counter.add(len(delta_token_ids), delta, marker=marker)
         return to_delta_message(delta)
+
+    def _markers(self) -> frozenset[str]:
+        markers = reasoning_markers(self.toolparse_format)
+        return frozenset((*markers.opening, *markers.closing))
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
         splitter = self._toolparse_splitter
