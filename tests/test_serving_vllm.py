@@ -104,8 +104,9 @@ D4_NO_OPENER = (
     "adapter looks for a leading-block opener, which these formats do not have"
 )
 D9_DRAFT = (
-    "D9: without a reasoning parser, a block these formats read through a rule of their own "
-    "(not the reasoning_rest a template opens) gives a drafted call out as a call"
+    "D9: vLLM hands the prompt ids to the reasoning parser only, so a tool parser on its own "
+    "does not know that the template opened the block (these formats' default is closed) "
+    "and gives a call drafted in it out as a call"
 )
 OPENED_WITHOUT_OPENER = """
     gemma4/reasoning_in_prompt_then_nested_call
