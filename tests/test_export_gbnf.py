@@ -25,7 +25,6 @@ from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
 
 from test_export_lark import (  # noqa: E402
     CALL_OBJECTS,
-    NOT_EXPRESSIBLE,
     TEXT_CASES,
     WEATHER,
     _open_end,
@@ -45,10 +44,6 @@ def _tools(name: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("name", NAMES)
 def test_gbnf_compiles(name: str) -> None:
     fmt = get_format(name)
-    if name in NOT_EXPRESSIBLE:
-        with pytest.raises(NotImplementedError):
-            fmt.gbnf(_tools(name))
-        return
     out = fmt.gbnf(_tools(name))
     assert set(out) == {"grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens"}
     assert out["grammar"].startswith("root ::= ")

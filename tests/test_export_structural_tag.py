@@ -107,10 +107,6 @@ LEGACY_SHAPE = {
 
 # Formats with no structural tag, and why (docs/export.md).
 NOT_EXPRESSIBLE = {
-    "lfm2": "Python literal",
-    "llama3_json": "Python literal",
-    "pythonic": "Python literal",
-    "olmo3": "Python literal",
     "kimi": "no tool calls",
 }
 # Formats whose call body is a grammar: XML-style parameters, Gemma notation, a channel
@@ -132,7 +128,9 @@ GRAMMAR = frozenset(
         "minimax_m2",
         "minimax_m3",
         "muse",
+        "olmo3",
         "poolside_v1",
+        "pythonic",
         "qwen3_coder",
         "seed_oss",
         "step3",
@@ -311,6 +309,24 @@ TAG_KNOWN: dict[str, str] = {
     "`<|start|>assistant` before it",
     "kimi_k2/id_without_prefix_and_with_spaces": _SPELLING
     + "leaves out `functions.` and writes a space before the name",
+    **dict.fromkeys(
+        (
+            "pythonic/json_literals_are_accepted",
+            "pythonic/list_then_text",
+            "pythonic/marker_text_inside_argument",
+            "pythonic/one_call",
+            "pythonic/python_literals",
+            "pythonic/several_calls",
+            "pythonic/tool_names_that_are_prefixes",
+        ),
+        "a bare list of calls (no <|python_start|>) has no trigger: each begin starts at the "
+        "format's marker",
+    ),
+    **dict.fromkeys(
+        ("olmo3/parallel_calls_one_per_line", "olmo3/tool_names_that_are_prefixes"),
+        "each tag holds one call, its begin <function_calls> and the name: a block's later "
+        "calls have no begin",
+    ),
 }
 
 
@@ -329,8 +345,8 @@ def test_grammar_formats_are_covered() -> None:
 def test_legacy_shape_refuses_a_grammar() -> None:
     with pytest.raises(NotImplementedError, match="legacy structures shape holds only a JSON"):
         to_structural_tag(get_format("qwen3_coder"), _tools("qwen3_coder"), legacy=True)
-    with pytest.raises(NotImplementedError, match="Python literal"):
-        to_structural_tag(get_format("lfm2"), _tools("lfm2"), legacy=True)
+    with pytest.raises(NotImplementedError, match="legacy structures shape holds only a JSON"):
+        to_structural_tag(get_format("pythonic"), _tools("pythonic"), legacy=True)
 
 
 _CITY = WEATHER_TOOL

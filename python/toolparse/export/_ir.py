@@ -101,7 +101,8 @@ class JsonString(Expr):
 
 @dataclass(frozen=True)
 class Pattern(Expr):
-    """A scalar given by a JSON Schema type: "integer", "number", "boolean", "null"."""
+    """A scalar given by a JSON Schema type: "integer", "number", "boolean", "null"; or
+    "python_string": a Python string literal in either quote (PythonLiterals)."""
 
     kind: str
 
@@ -474,11 +475,20 @@ def _prop_type(schema: Any) -> str | None:
 class Lowerer:
     """Lowers one format grammar entry for one set of allowed tools and call counts."""
 
-    def __init__(self, grammar: g.Grammar, tools: Sequence[Tool], what: str) -> None:
+    def __init__(
+        self,
+        grammar: g.Grammar,
+        tools: Sequence[Tool],
+        what: str,
+        literal_depth: int | None = None,
+    ) -> None:
+        """literal_depth: how many containers a free-form Python literal value may nest
+        (None: any number, through a rule that holds itself)."""
         self.grammar = grammar
         self.tools = list(tools)
         self.what = what
         self.rules: dict[str, Expr] = {}
+        self.literals = PythonLiterals(literal_depth)
         self._names: dict[tuple[str, _Ctx], str | None] = {}
         self._exclude: dict[int, tuple[bytes, ...]] = {}
         nodes = _nodes(grammar.rules)  # one walk serves both
@@ -534,7 +544,7 @@ class Lowerer:
         start = _alt([self.ref(entry_rule, _Ctx(count=c, end=True, last=True)) for c in counts])
         if start is None:
             raise ValueError(f"{self.what}: no output satisfies the tool choice")
-        self.rules = {"start": start, **self.rules}
+        self.rules = {"start": start, **self.rules, **self.literals.rules}
         return share(Lowered("start", self.rules))
 
     # rules
@@ -682,9 +692,10 @@ class Lowerer:
         assert isinstance(node, g.Choice)
         return _alt([self.pattern(a) for a in node.alts]) or EMPTY
 
-    def json(self, node: g.Json, ctx: _Ctx) -> Expr:
+    def json(self, node: g.Json, ctx: _Ctx) -> Expr | None:
         if node.dialect == "python":
-            raise self.unsupported("a Python literal value")
+            # a value no schema types: an undeclared parameter's, or one outside a call
+            return self.literals.value(_KIND_SCHEMAS[node.kind])
         if node.kind == g.JSON_STRING:
             return JsonString(self._exclude.get(id(node), ()))
         if node.kind == g.JSON_OBJECT:
@@ -997,9 +1008,12 @@ class Lowerer:
         ):
             return self.param_name(node, ctx)
         if role == "param_value" and ctx.param is not None and ctx.tool is not None:
-            props = self.tools[ctx.tool].schema.get("properties") or {}
+            schema = self.tools[ctx.tool].schema
+            props = schema.get("properties") or {}
             if node.decode == g.DECODE_MINIMAX_M3 and ctx.param in props:
                 return self.m3_value(props[ctx.param], self.node(node.item, ctx))
+            if node.decode == g.DECODE_PYTHON and ctx.param in props:
+                return self.literals.value(props[ctx.param], schema)
             typed = self.value(node, props.get(ctx.param))
             if typed is not None:
                 return typed
@@ -1022,15 +1036,19 @@ class Lowerer:
         an undeclared name, comes."""
         assert ctx.tool is not None
         text = self.node(node.item, ctx)
-        plain = isinstance(text, Text) and not text.not_first and self.undeclared(ctx.tool)
+        plain = isinstance(text, Text) and not text.not_first
+        runs = _identifier_runs(text)
+        spelled = (plain or runs is not None) and self.undeclared(ctx.tool)
         if ctx.param is not None:
-            if plain:
+            if spelled:
                 return _seq([Lit(ch.encode()) for ch in ctx.param]) or EMPTY
             return self.name(node, ctx.param.encode())
         declared = list(self.tools[ctx.tool].schema.get("properties") or {})
         if not declared:
             return text  # any name the format writes
-        return _not_words(text, declared) if plain and isinstance(text, Text) else None
+        if plain and isinstance(text, Text):
+            return _not_words(text, declared)
+        return None if runs is None else _not_identifiers(*runs, declared)
 
     def value(self, node: g.Tag, schema: Any) -> Expr | None:
         """A parameter value typed by its property's schema, or None to keep the
@@ -1101,6 +1119,283 @@ class Lowerer:
         return _alt([tagged, Seq((Ws(), JsonValue(spec), Ws()))])
 
 
+# -- Python literal values -------------------------------------------------------------------
+
+# the schema of an untyped json("python") node, by its kind
+_KIND_SCHEMAS: dict[int, Mapping[str, Any]] = {
+    g.JSON_ANY: {},
+    g.JSON_STRING: {"type": "string"},
+    g.JSON_OBJECT: {"type": "object"},
+}
+PYTHON_STRING = Pattern("python_string")
+_PY_TRUE = Alt((Lit(b"True"), Lit(b"true")))
+_PY_FALSE = Alt((Lit(b"False"), Lit(b"false")))
+_PY_BOOLEAN = Alt((*_PY_TRUE.alts, *_PY_FALSE.alts))
+_PY_NULL = Alt((Lit(b"None"), Lit(b"null")))
+_PY_COMMA = Seq((Ws(), Lit(b","), Ws()))
+_PY_TRAILING_COMMA = Optional_(Seq((Ws(), Lit(b","))))
+_PY_SEQUENCES = ((b"[", b"]"), (b"(", b")"))  # a list, or a tuple (read as a list)
+_NUMBER_KEYWORDS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+# minItems / maxItems above this are not checked: each count is written out
+COUNT_LIMIT = 16
+_FREE_RULE = "python-literal"  # any value, where values nest to any depth
+
+
+def python_strings(text: str) -> list[bytes]:
+    """The spellings of a string as a Python literal, one per quote, escaped only where a
+    literal must be: the backslash, the quote, a line break."""
+    found = []
+    for quote in ("'", '"'):
+        body = text.replace("\\", "\\\\").replace(quote, "\\" + quote)
+        body = body.replace("\n", "\\n").replace("\r", "\\r")
+        found.append(f"{quote}{body}{quote}".encode())
+    return found
+
+
+def _enclosed(opener: bytes, closer: bytes, body: Expr | None, empty: bool) -> Expr:
+    """A container: its opener, the body (items or members; none where empty allows),
+    an optional trailing comma after them, and its closer, whitespace between tokens."""
+    if body is None:
+        return Seq((Lit(opener), Ws(), Lit(closer)))
+    inside = Seq((body, _PY_TRAILING_COMMA, Ws()))
+    return Seq((Lit(opener), Ws(), Optional_(inside) if empty else inside, Lit(closer)))
+
+
+def _counted(item: Expr, low: int, high: int | None) -> Expr | None:
+    """Items separated by commas, low to high of them (None: no item at all)."""
+    if high == 0:
+        return None
+    more: Expr = Repeat(Seq((_PY_COMMA, item)), 0)
+    if high is not None:
+        more = EMPTY
+        for _ in range(high - max(low, 1)):
+            more = Optional_(concat([_PY_COMMA, item, more]))
+    required = [Seq((_PY_COMMA, item))] * max(low - 1, 0)
+    return concat([item, *required, more])
+
+
+def _members(members: Sequence[tuple[Expr, bool]]) -> Expr | None:
+    """A dict's declared members in their order, the required ones always and the others
+    optionally, commas between (None: no member at all); as the regex export writes a
+    JSON object, each optional one before a required one written once."""
+    if not members:
+        return None
+    last_required = max((k for k, (_, req) in enumerate(members) if req), default=-1)
+    if last_required < 0:
+        # all optional: the first one present, then any of those after it
+        firsts = []
+        for k, (member, _) in enumerate(members):
+            after = [Optional_(Seq((_PY_COMMA, m))) for m, _ in members[k + 1 :]]
+            firsts.append(concat([member, *after]))
+        return _alt(firsts)
+    parts: list[Expr] = []
+    for k, (member, req) in enumerate(members):
+        if k < last_required:
+            item = Seq((member, _PY_COMMA))
+            parts.append(item if req else Optional_(item))
+        elif k == last_required:
+            parts.append(member)
+        else:
+            parts.append(Optional_(Seq((_PY_COMMA, member))))
+    return concat(parts)
+
+
+class PythonLiterals:
+    """Python literal values (json("python")) typed by a JSON Schema, as the parser reads
+    them (reference/json.py's python dialect) and converts them to JSON
+    (reference/pyliteral.py): strings in either quote with Python's escapes, True/False/
+    None and JSON's true/false/null, JSON's numbers, dicts, lists and tuples, each with
+    an optional trailing comma, whitespace between tokens.
+
+    A schema is read as the other exports read one: an object's declared properties in
+    their order or sorted (either_order), the required ones always, no other key; a
+    const or enum string in each quote, escaped only where it must be (not every
+    spelling the parser decodes to it); integer bounds as JsonValue writes them;
+    minItems/maxItems up to COUNT_LIMIT; a free-form value (no type, no properties)
+    nests to any depth through a rule that holds itself, or at most `depth` containers.
+    """
+
+    def __init__(self, depth: int | None) -> None:
+        self.depth = depth
+        self.rules: dict[str, Expr] = {}
+        self._free: dict[int | None, Expr] = {}
+        self._refs: dict[tuple[str, int], str] = {}
+        self._memo: dict[tuple[str, int], Expr | None] = {}
+
+    def value(self, schema: Any, root: Any = None) -> Expr | None:
+        """A value valid against the schema (None: no value is); root: the schema that
+        local $refs point into (the tool's parameters)."""
+        return self.typed(either_order(schema), schema if root is None else root)
+
+    def typed(self, schema: Any, root: Any) -> Expr | None:
+        if schema is False:
+            return None
+        if not isinstance(schema, Mapping) or not schema:
+            return self.free(self.depth)
+        key = (json.dumps(schema, default=str), id(root))
+        if key not in self._memo:  # one expression per schema: the exports write it once
+            self._memo[key] = self._typed(schema, root)
+        return self._memo[key]
+
+    def _typed(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
+        if "$ref" in schema:
+            return self.ref(schema, root)
+        if "const" in schema:
+            return self.literal(schema["const"])
+        if isinstance(schema.get("enum"), list):
+            return _alt([self.literal(v) for v in schema["enum"]])
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list):
+                rest = {k: v for k, v in schema.items() if k != key}
+                subs = [{**rest, **s} if isinstance(s, Mapping) else s for s in schema[key]]
+                return _alt([self.typed(s, root) for s in subs])
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            return _alt([self.typed({**schema, "type": k}, root) for k in kind])
+        if kind == "object" or (kind is None and "properties" in schema):
+            return self.dict_(schema, root)
+        if kind == "array":
+            return self.sequence(schema, root)
+        if kind == "string":
+            return PYTHON_STRING
+        if kind in ("integer", "number"):
+            return JsonValue({k: schema[k] for k in _NUMBER_KEYWORDS if k in schema})
+        if kind == "boolean":
+            return _PY_BOOLEAN
+        if kind == "null":
+            return _PY_NULL
+        return self.free(self.depth)
+
+    def ref(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
+        """A local $ref, as a rule of its own (a schema that refers to itself nests as
+        deep as it says)."""
+        target = _pointed(root, schema["$ref"])
+        if not isinstance(target, Mapping):
+            return self.free(self.depth)  # not a local schema: any value, as in GBNF
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        key = (json.dumps(schema, default=str), id(root))
+        if key not in self._refs:
+            name = f"python-ref-{len(self._refs)}"
+            self._refs[key] = name
+            self.rules[name] = EMPTY  # provisionally: a reference to itself holds
+            found = self.typed(either_order({**target, **rest}), root)
+            if found is None:
+                del self.rules[name]
+                return None
+            self.rules[name] = found
+        name = self._refs[key]
+        return RuleRef(name) if name in self.rules else None
+
+    def literal(self, value: Any) -> Expr:
+        """A const or enum value, as Python spells it (and JSON's words)."""
+        if value is True:
+            return _PY_TRUE
+        if value is False:
+            return _PY_FALSE
+        if value is None:
+            return _PY_NULL
+        if isinstance(value, str):
+            return Alt(tuple(Lit(s) for s in python_strings(value)))
+        if isinstance(value, list):
+            items = _seq_with(_PY_COMMA, [self.literal(v) for v in value])
+            return Alt(tuple(_enclosed(o, c, items, False) for o, c in _PY_SEQUENCES))
+        if isinstance(value, Mapping):
+            members = [
+                Seq((self.literal(str(k)), Ws(), Lit(b":"), Ws(), self.literal(v)))
+                for k, v in value.items()
+            ]
+            return _enclosed(b"{", b"}", _seq_with(_PY_COMMA, members), False)
+        return Lit(json.dumps(value).encode())
+
+    def dict_(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if not isinstance(props, Mapping) or not props:
+            if extra is False:
+                return _enclosed(b"{", b"}", None, False)
+            value = self.typed(extra, root) if isinstance(extra, Mapping) else None
+            return self.free_dict(self.depth, value)
+        required = set(schema.get("required") or [])
+        members: list[tuple[Expr, bool]] = []
+        for name, sub in props.items():
+            value = self.typed(sub, root)
+            if value is None:
+                if name in required:
+                    return None
+                continue
+            key = self.literal(str(name))
+            members.append((Seq((key, Ws(), Lit(b":"), Ws(), value)), name in required))
+        body = _members(members)
+        return _enclosed(b"{", b"}", body, not any(req for _, req in members))
+
+    def sequence(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
+        items = schema.get("items", {})
+        if items == {} or items is True:
+            return self.free_sequence(self.depth)
+        item = self.typed(items, root)
+        low = schema.get("minItems", 0)
+        high = schema.get("maxItems")
+        low = low if isinstance(low, int) and low <= COUNT_LIMIT else 0
+        high = high if isinstance(high, int) and high <= COUNT_LIMIT else None
+        if item is None and low:
+            return None
+        body = None if item is None else _counted(item, low, high)
+        return _alt([_enclosed(o, c, body, low == 0) for o, c in _PY_SEQUENCES])
+
+    def free(self, depth: int | None) -> Expr:
+        """Any value, nesting at most `depth` containers (None: any number, through a
+        rule that holds itself)."""
+        if depth in self._free:
+            return self._free[depth]
+        if depth is None:
+            self._free[None] = RuleRef(_FREE_RULE)  # provisionally: the rule holds itself
+        values: list[Expr | None] = [PYTHON_STRING, Pattern("number"), _PY_BOOLEAN, _PY_NULL]
+        if depth is None or depth > 0:
+            values += [self.free_dict(depth), self.free_sequence(depth)]
+        found = _alt(values)
+        assert found is not None
+        if depth is None:
+            self.rules[_FREE_RULE] = found
+        else:
+            self._free[depth] = found
+        return self._free[depth]
+
+    def free_dict(self, depth: int | None, value: Expr | None = None) -> Expr:
+        """A dict of any string keys; values of `value`, else of any value one container
+        less deep."""
+        if value is None:
+            value = self.free(None if depth is None else depth - 1)
+        member = Seq((PYTHON_STRING, Ws(), Lit(b":"), Ws(), value))
+        return _enclosed(b"{", b"}", _counted(member, 0, None), True)
+
+    def free_sequence(self, depth: int | None) -> Expr:
+        item = self.free(None if depth is None else depth - 1)
+        body = _counted(item, 0, None)
+        found = _alt([_enclosed(o, c, body, True) for o, c in _PY_SEQUENCES])
+        assert found is not None
+        return found
+
+
+def _pointed(root: Any, ref: Any) -> Any:
+    """What a local $ref ("#", "#/$defs/name") points to in root (None: nothing)."""
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return None
+    target = root
+    for part in ref[2:].split("/") if ref != "#" else ():
+        target = target.get(part) if isinstance(target, Mapping) else None
+    return target
+
+
+def _seq_with(separator: Expr, items: Sequence[Expr]) -> Expr | None:
+    """The items with the separator between them (None: no item)."""
+    if not items:
+        return None
+    out: list[Expr] = [items[0]]
+    for item in items[1:]:
+        out += [separator, item]
+    return concat(out)
+
+
 def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
     """The text, other than each of the words: a beginning of a word, then a character
     the words do not go on with there, then any text; or a beginning of a word that is
@@ -1132,6 +1427,55 @@ def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
     return _alt([then_text, ending(trie, True)])
 
 
+def _identifier_runs(e: Expr | None) -> tuple[CharRun, CharRun] | None:
+    """A name written as a run of its first characters and a run of the others, which
+    hold the first ones (a Python identifier: [A-Za-z_][A-Za-z0-9_]*), as the two runs;
+    else None."""
+    if not isinstance(e, Seq) or len(e.items) != 2:
+        return None
+    first, rest = e.items
+    if not (isinstance(first, CharRun) and isinstance(rest, CharRun)):
+        return None
+    if first.not_first or rest.not_first or not first.min1 or rest.min1:
+        return None
+    return (first, rest) if first.members <= rest.members else None
+
+
+def _not_identifiers(first: CharRun, rest: CharRun, words: Sequence[str]) -> Expr | None:
+    """A name of the two runs (_identifier_runs) other than each of the words, as
+    _not_words writes a text: the words' trie, left by a character the words do not go
+    on with there (then any more of the rest), or a beginning of a word that is no
+    word."""
+    trie = word_trie(w for w in words if w.isascii())
+
+    def allowed(depth: int) -> frozenset[int]:
+        return first.members if depth == 0 else rest.members
+
+    def nexts(place: dict[str, Any], depth: int) -> list[str]:
+        return sorted(ch for ch in place if ch and ord(ch) in allowed(depth))
+
+    def leaving(place: dict[str, Any], depth: int) -> Expr | None:
+        taken = {ord(ch) for ch in place if ch}
+        leave = allowed(depth) - taken
+        alts = [
+            _seq([Lit(ch.encode()), leaving(place[ch], depth + 1)]) for ch in nexts(place, depth)
+        ]
+        # one character of the run leaves the trie; the rest after it takes any more
+        return _alt([*alts, CharRun(frozenset(leave), True) if leave else None])
+
+    def ending(place: dict[str, Any], depth: int) -> Expr | None:
+        alts = [
+            _seq([Lit(ch.encode()), ending(place[ch], depth + 1)]) for ch in nexts(place, depth)
+        ]
+        if "" not in place and depth > 0:
+            alts.append(EMPTY)
+        return _alt(alts)
+
+    left = leaving(trie, 0)
+    then_rest = None if left is None else _seq([left, CharRun(rest.members, False)])
+    return _alt([then_rest, ending(trie, 0)])
+
+
 def word_trie(words: Iterable[str]) -> dict[str, Any]:
     """The words' trie: a dict from each character to the trie after it; the key ""
     where a word ends."""
@@ -1161,13 +1505,14 @@ def lower_format(
     parallel_tool_calls: bool = True,
     reasoning_in_prompt: bool | None = None,
     any_tool: bool = False,
+    literal_depth: int | None = None,
 ) -> Lowered:
     """Lower a Format's grammar (the entry the stream would start from) for these tools;
-    any_tool: and a call of any other tool (ANY_TOOL)."""
+    any_tool: and a call of any other tool (ANY_TOOL); literal_depth: as for Lowerer."""
     allowed, counts = allowed_tools(tools, tool_choice, parallel_tool_calls)
     if any_tool:
         allowed = [*allowed, ANY_TOOL]
-    lowerer = Lowerer(fmt.grammar, allowed, f"format {fmt.name!r}")
+    lowerer = Lowerer(fmt.grammar, allowed, f"format {fmt.name!r}", literal_depth)
     lowered = lowerer.lower(fmt.grammar.entries[fmt.entry(reasoning_in_prompt)], counts)
     lowered.markers = tuple(fmt.markers)
     return lowered

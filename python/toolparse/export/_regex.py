@@ -23,6 +23,16 @@ PATTERNS = {
     "boolean": r"[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]",
     "null": r"null",
 }
+# a Python string literal in either quote, as the parser's python dialect reads it: any
+# character but the quote, a backslash or a line break, or an escape (a hex escape with all
+# its digits, \U at most 10FFFF; a backslash before any other character)
+_PYTHON_CHAR = (
+    r"[^{quote}\\\n\r]|\\(?:[^xuU]|x[0-9a-fA-F]{{2}}|u[0-9a-fA-F]{{4}}"
+    r"|U(?:000[0-9a-fA-F]|0010)[0-9a-fA-F]{{4}})"
+)
+PATTERNS["python_string"] = "|".join(
+    f"{q}(?:{_PYTHON_CHAR.format(quote=q)})*{q}" for q in ("'", '"')
+)
 
 
 def by_length(texts: Iterable[str], longest_first: bool = False) -> list[str]:

@@ -43,6 +43,12 @@ _PATTERNS = {
     "boolean": "ws ( [tT] [rR] [uU] [eE] | [fF] [aA] [lL] [sS] [eE] ) ws",
     "null": 'ws "null" ws',
 }
+# what follows the backslash of an escape in a Python string literal (ir.PYTHON_STRING,
+# as _regex.PATTERNS writes it): a hex escape with all its digits, or any other character
+_PYTHON_ESCAPE = (
+    '[^xuU] | "x" [0-9a-fA-F]{2} | "u" [0-9a-fA-F]{4} '
+    '| "U" ( "000" [0-9a-fA-F] | "0010" ) [0-9a-fA-F]{4}'
+)
 
 
 def _string(text: str) -> str:
@@ -249,6 +255,16 @@ class _Writer:
             self.rules[state[p]] = " | ".join(alts)
         return f'( "\\"" {state[""]} )'
 
+    def python_string(self) -> str:
+        """A Python string literal in either quote: any character but the quote, a
+        backslash or a line break, or an escape."""
+        escape = self.rule("python-escape", _PYTHON_ESCAPE)
+        alts = [
+            f'{_string(q)} ( [^{_class_char(q)}\\x5c\\n\\r] | "\\\\" {escape} )* {_string(q)}'
+            for q in ("'", '"')
+        ]
+        return self.rule("python-string", " | ".join(alts))
+
     def expr(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Lit):
             return _string(e.text.decode("utf-8"))
@@ -268,6 +284,8 @@ class _Writer:
                 if e.exclude
                 else ("json-string")
             )
+        if e == ir.PYTHON_STRING:
+            return self.python_string()
         if isinstance(e, ir.Pattern):
             return f"( {_PATTERNS[e.kind]} )"
         if isinstance(e, ir.Seq):

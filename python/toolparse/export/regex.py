@@ -416,6 +416,7 @@ _PATTERNS = {
     "number": _raw(_NUMBER, _CAT),
     "boolean": _raw(PATTERNS["boolean"]),
     "null": _lit("null"),
+    "python_string": _raw(PATTERNS["python_string"]),
 }
 
 
@@ -785,7 +786,14 @@ def to_regex(
     max_depth: how deeply free-form JSON may nest containers."""
     what = f"format {fmt.name!r}"
     try:
-        lowered = ir.lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
+        lowered = ir.lower_format(
+            fmt,
+            tools,
+            tool_choice,
+            parallel_tool_calls,
+            reasoning_in_prompt,
+            literal_depth=max_depth,
+        )
     except NotImplementedError as e:
         raise NotImplementedError(f"{e} (as a regex)") from e
     found = _Writer(lowered, what, whitespace, max_depth).rule(lowered.start)

@@ -288,7 +288,8 @@ def _shortest(rules: Mapping[str, ir.Expr], e: ir.Expr, active: frozenset[str]) 
     if isinstance(e, ir.JsonString):
         return '"_"'
     if isinstance(e, ir.Pattern):
-        return {"integer": "0", "number": "0", "boolean": "true"}.get(e.kind, "null")
+        samples = {"integer": "0", "number": "0", "boolean": "true", "python_string": "''"}
+        return samples.get(e.kind, "null")
     if isinstance(e, ir.JsonValue):
         kind = e.schema.get("type")
         if kind == "object" or "properties" in e.schema or not kind:
