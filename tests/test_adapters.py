@@ -542,7 +542,10 @@ def test_the_prompt_tells_whether_the_template_opened_the_block() -> None:
     assert tr.reasoning_open_at(assistant + "</think>", "deepseek_v31") is False
     assert tr.reasoning_open_at("<|im_start|>assistant\n<think>\n\n</think>\n\n", "qwen3") is False
     assert tr.reasoning_open_at("<|im_start|>assistant\n", "qwen3") is False
-    assert tr.reasoning_open_at("<|start|>assistant", "gpt_oss") is None
+    # a format whose reasoning is a channel, not a leading block: its own openers
+    assert tr.reasoning_open_at("<|start|>assistant<|channel|>analysis<|message|>", "gpt_oss")
+    assert tr.reasoning_open_at("<|start|>assistant", "gpt_oss") is False
+    assert tr.reasoning_open_at("<|im_start|>assistant\n", "llama3_json") is None
 
 
 def test_the_strongest_evidence_decides() -> None:

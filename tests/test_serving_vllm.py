@@ -98,28 +98,12 @@ def _cases(reason: str, ids: str) -> dict[str, str]:
     return dict.fromkeys(ids.split(), reason)
 
 
-D4_NO_OPENER = (
-    "D4: a prompt that ends inside the format's reasoning (Gemma 4 <|channel>thought, "
-    "gpt-oss analysis channel, Inkling <|content_thinking|>, Muse to=self) is not seen: the "
-    "adapter looks for a leading-block opener, which these formats do not have"
-)
 D9_DRAFT = (
     "D9: vLLM hands the prompt ids to the reasoning parser only, so a tool parser on its own "
     "does not know that the template opened the block (these formats' default is closed) "
     "and gives a call drafted in it out as a call"
 )
-OPENED_WITHOUT_OPENER = """
-    gemma4/reasoning_in_prompt_then_nested_call
-    gpt_oss/reasoning_opened_by_prompt
-    inkling/reasoning_in_prompt_then_call
-    muse/reasoning_in_prompt_continuation
-"""
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    "stream": _cases(D4_NO_OPENER, OPENED_WITHOUT_OPENER),
-    "body": _cases(D4_NO_OPENER, OPENED_WITHOUT_OPENER),
-    "reasoning-only": _cases(
-        D4_NO_OPENER, "gpt_oss/reasoning_opened_by_prompt muse/reasoning_in_prompt_continuation"
-    ),
     "tool-only": _cases(
         D9_DRAFT,
         """

@@ -694,14 +694,17 @@ def reasoning_in_prompt_from(template_kwargs: Mapping[str, Any] | None) -> bool 
 
 def reasoning_open_at(prompt_tail: str, format: str | Format) -> bool | None:
     """Whether a rendered prompt that ends with prompt_tail leaves the format's reasoning
-    block open: True when its last text is an opening marker (Qwen3-Thinking's
-    ``<think>\\n``, DeepSeek V3.1's Assistant marker then ``<think>``), False otherwise (no block
-    opened, or one the template closed empty to turn thinking off; a block the model
-    writes itself is still read).  None for a format without such markers."""
-    markers = reasoning_markers(format)
-    if not markers.opening:
+    open: True when its last text opens the reasoning (an opening marker, such as
+    Qwen3-Thinking's ``<think>\\n`` or DeepSeek V3.1's Assistant marker then ``<think>``,
+    or one of the format's reasoning_openers, such as gpt-oss's analysis channel),
+    False otherwise (no block opened, or one the template closed empty to turn thinking
+    off; a block the model writes itself is still read).  None for a format that has
+    neither."""
+    fmt = get_format(format)
+    openers = (*reasoning_markers(fmt).opening, *fmt.reasoning_openers)
+    if not openers:
         return None
-    return prompt_tail.rstrip().endswith(markers.opening)
+    return prompt_tail.rstrip().endswith(tuple(o.rstrip() for o in openers))
 
 
 def decide_reasoning_in_prompt(

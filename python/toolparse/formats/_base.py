@@ -47,6 +47,9 @@ class Format:
     argument_notation: how the output writes arguments that carry their own types ("JSON",
     "Python literals", ...); they are always delivered as JSON.
     markers: the format's marker strings; they never reach content or reasoning text.
+    reasoning_openers: the texts a rendered prompt ends with when the chat template opened
+    the reasoning, for a format whose reasoning is not a leading block with opening
+    markers of its own (which say it for such a block): gpt-oss's analysis channel.
     call_markers: (the marker that opens a call, the one that closes it), where a call
     has both: a call ends only once its closing marker has arrived.
     tool_calls: False for a model family that writes reasoning and an answer but no tool
@@ -67,6 +70,7 @@ class Format:
     reasoning: ReasoningMode = "none"
     reasoning_in_prompt: bool = False
     call_in_reasoning: CallInReasoning = "text"
+    reasoning_openers: tuple[str, ...] = ()
     needs_tools: bool = False
     argument_notation: str = "JSON"
     markers: tuple[str, ...] = ()

@@ -198,6 +198,7 @@ FORMAT = Format(
     families=("Gemma 4",),
     model_ids=("google/gemma-4-*",),
     reasoning="optional",
+    reasoning_openers=("<|channel>thought",),
     reasoning_in_prompt=False,
     call_in_reasoning="ends_reasoning",
     markers=(

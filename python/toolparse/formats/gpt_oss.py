@@ -98,6 +98,7 @@ FORMAT = Format(
     families=("gpt-oss",),
     model_ids=("openai/gpt-oss-*",),
     reasoning="optional",
+    reasoning_openers=("<|channel|>analysis<|message|>",),
     call_in_reasoning="ends_reasoning",
     markers=MARKERS,
     call_markers=None,

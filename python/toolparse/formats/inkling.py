@@ -95,6 +95,7 @@ FORMAT = Format(
     families=("Inkling",),
     model_ids=("thinkingmachines/Inkling*",),
     reasoning="optional",
+    reasoning_openers=("<|content_thinking|>",),
     reasoning_in_prompt=False,
     call_in_reasoning="ends_reasoning",
     markers=_ALL,

@@ -89,6 +89,7 @@ FORMAT = Format(
     families=("Muse Glimmer", "Muse Spark"),
     model_ids=("meta-models/Muse-Glimmer-*",),
     reasoning="optional",
+    reasoning_openers=(" to=self<|message|>",),
     call_in_reasoning="text",
     needs_tools=True,
     markers=(
