@@ -71,11 +71,6 @@ _BARE_LEXEME = (
     _BARE_JSON + "with a call required llguidance's greedy lexer keeps the text's longer "
     "lexeme: the call is refused"
 )
-_BARE_LIST = (
-    "pythonic's bare list commits at `[`, a name and `(`: the name is two runs of "
-    "characters, which no prefix pattern reads as the parser does, so the text that may "
-    "follow is not told, and "
-)
 _INDENT = (
     "a call line after an indented line break: llguidance's greedy lexer takes the line break "
     "and the indent as the whitespace before </function_calls> (one longer lexeme) and does "
@@ -126,17 +121,11 @@ KNOWN: dict[str, str] = {
     "llama3_json/stringified_parameters_are_invalid": _BARE_CONTENT,
     "llama3_json/unknown_tool": _BARE_CONTENT,
     "olmo3/parallel_calls_one_per_line": _INDENT,
-    "pythonic/positional_argument_is_invalid": _BARE_LIST + "a broken call is taken as content",
-    "pythonic/unknown_tool_then_known": _BARE_LIST + "a broken call is taken as content",
 }
 
 
 # Formats whose first example the tool-choice test cannot hold to, and why.
-_BARE_LIST_LEXEME = (
-    _BARE_LIST + "with a call required llguidance's greedy lexer keeps the text's longer "
-    "lexeme: the call is refused"
-)
-TOOL_CHOICE_KNOWN: dict[str, str] = {"llama3_json": _BARE_LEXEME, "pythonic": _BARE_LIST_LEXEME}
+TOOL_CHOICE_KNOWN: dict[str, str] = {"llama3_json": _BARE_LEXEME}
 
 
 @cache
@@ -294,16 +283,6 @@ READING_KNOWN: dict[str, str] = dict.fromkeys(
         "llama3_json/tool_names_that_are_prefixes",
     ),
     _BARE_LEXEME,
-) | dict.fromkeys(
-    (
-        "pythonic/json_literals_are_accepted",
-        "pythonic/list_then_text",
-        "pythonic/one_call",
-        "pythonic/python_literals",
-        "pythonic/several_calls",
-        "pythonic/tool_names_that_are_prefixes",
-    ),
-    _BARE_LIST_LEXEME,
 )
 
 

@@ -19,7 +19,6 @@ from engines import Fixture, load_fixtures
 from helpers import WEATHER_TOOL
 from test_export_lark import (
     _BARE_CONTENT,
-    _BARE_LIST,
     _CONTENT,
     _RAW_CODE,
     CALL_OBJECTS,
@@ -119,8 +118,6 @@ KNOWN: dict[str, str] = {
     "llama3_json/unknown_tool": _BARE_CONTENT,
     "markdown_json/two_objects_in_one_fence_are_invalid": _CONTENT,
     "markdown_json/unknown_tool": _CONTENT,
-    "pythonic/positional_argument_is_invalid": _BARE_LIST + "a broken call is taken as content",
-    "pythonic/unknown_tool_then_known": _BARE_LIST + "a broken call is taken as content",
     "muse/invalid_invoke_body": _CONTENT,
     "muse/unknown_tool": _CONTENT,
     "qwen3_coder/typed_values_every_schema_type": _DEPTH,
@@ -170,10 +167,7 @@ NAMES = sorted({fx.format for fx in FIXTURES})
 # Formats whose first example the tool-choice test cannot hold to, and why.
 _NONE = 'with tool_choice "none" the call is taken, as content (any text is)'
 TOOL_CHOICE_KNOWN: dict[str, str] = {
-    **{
-        name: _NONE
-        for name in ("functionary_v3_2", "gpt_oss", "llama3_json", "markdown_json", "pythonic")
-    },
+    **{name: _NONE for name in ("functionary_v3_2", "gpt_oss", "llama3_json", "markdown_json")},
 }
 
 

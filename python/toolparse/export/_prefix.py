@@ -138,11 +138,27 @@ def _regular(node: g.Node, follow: frozenset[int]) -> bool:
         return all(_regular(a, follow) for a in node.alts)
     assert isinstance(node, g.Seq)
     after = follow
+    beyond = follow  # what may follow the item after this one
+    later: g.Node | None = None
     for item in reversed(node.items):
-        if not _regular(item, after):
+        # a run before an optional run that takes its characters too (a Python
+        # identifier's first character, then the rest) takes what the two take as one
+        # run, however it splits them: only what follows the later one counts
+        if not _regular(item, beyond if _continued(item, later) else after):
             return False
+        beyond, later = after, item
         after = first_bytes(item) | (after if nullable(item) else frozenset())
     return True
+
+
+def _continued(run: g.Node, later: g.Node | None) -> bool:
+    """Whether a run is followed by an optional run of characters that holds its own."""
+    return (
+        isinstance(run, g.Chars)
+        and isinstance(later, g.Chars)
+        and not later.min1
+        and run.members() <= later.members()
+    )
 
 
 def commit_prefixes(

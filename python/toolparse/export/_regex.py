@@ -113,10 +113,34 @@ def pattern_derive(e: ir.Expr, ch: str) -> ir.Expr | None:
         return None
     head, rest = e.items[0], ir.Seq(e.items[1:])
     d = pattern_derive(head, ch)
-    found = [None if d is None else ir.concat([d, rest])]
+    found = [None if d is None else _joined_runs(ir.concat([d, rest]))]
     if pattern_nullable(head):
         found.append(pattern_derive(rest, ch))
     return ir.union(found)
+
+
+def goes_on(run: ir.Expr, later: ir.Expr | None) -> bool:
+    """Whether a run is followed by an optional run that holds its characters (a Python
+    identifier: its first characters, then the others): the two take what one run of
+    the later's characters would, after the first character."""
+    return (
+        isinstance(run, ir.CharRun)
+        and isinstance(later, ir.CharRun)
+        and not later.min1
+        and run.members <= later.members
+    )
+
+
+def _joined_runs(e: ir.Expr) -> ir.Expr:
+    """A sequence that begins with an optional run that goes on in the next one, as the
+    later run alone (what is left of an identifier after its first character): one
+    derivative, where the two would be two."""
+    if not isinstance(e, ir.Seq) or len(e.items) < 2:
+        return e
+    run, later = e.items[:2]
+    if isinstance(run, ir.CharRun) and not run.min1 and goes_on(run, later):
+        return ir.concat(e.items[1:])
+    return e
 
 
 def pattern_nullable(e: ir.Expr) -> bool:
@@ -131,10 +155,13 @@ def pattern_nullable(e: ir.Expr) -> bool:
     return True  # Ws, Optional_
 
 
-def pattern_steps(p: ir.Expr, nows: bool) -> list[tuple[ir.Expr, ir.Expr]] | None:
+def pattern_steps(
+    p: ir.Expr, nows: bool, runs: bool = False
+) -> list[tuple[ir.Expr, ir.Expr]] | None:
     """A prefix pattern as its possible first lexemes (a literal, or whitespace) and
-    what must follow each; nows: whitespace cannot come first.  None where a character
-    run would come first."""
+    what must follow each; nows: whitespace cannot come first.  runs: also a run of
+    characters alone, or a name (a run that goes on in the next: the two runs, one
+    lexeme); None where another character run would come first."""
     items = list(p.items) if isinstance(p, ir.Seq) else [p]
     if not items:
         return []
@@ -142,12 +169,17 @@ def pattern_steps(p: ir.Expr, nows: bool) -> list[tuple[ir.Expr, ir.Expr]] | Non
     if isinstance(head, ir.Lit):
         return [(head, ir.Seq(tuple(rest)))]
     if isinstance(head, ir.Ws):
-        found = pattern_steps(ir.Seq(tuple(rest)), nows)
+        found = pattern_steps(ir.Seq(tuple(rest)), nows, runs)
         if nows or found is None:
             return found
         return [(head, ir.Seq(tuple(rest))), *found]
     if isinstance(head, ir.Seq):
-        return pattern_steps(ir.Seq((*head.items, *rest)), nows)
+        return pattern_steps(ir.Seq((*head.items, *rest)), nows, runs)
+    if runs and isinstance(head, ir.CharRun) and head.min1:
+        if not rest:
+            return [(head, ir.EMPTY)]
+        if goes_on(head, rest[0]):
+            return [(ir.Seq((head, rest[0])), ir.Seq(tuple(rest[1:])))]
     options = (
         [*head.alts]
         if isinstance(head, ir.Alt)
@@ -159,19 +191,21 @@ def pattern_steps(p: ir.Expr, nows: bool) -> list[tuple[ir.Expr, ir.Expr]] | Non
         return None
     out: list[tuple[ir.Expr, ir.Expr]] = []
     for option in options:
-        found = pattern_steps(ir.Seq((option, *rest)), nows)
+        found = pattern_steps(ir.Seq((option, *rest)), nows, runs)
         if found is None:
             return None
         out += found
     return out
 
 
-def grouped_steps(patterns: Sequence[ir.Expr], nows: bool) -> dict[ir.Expr, list[ir.Expr]] | None:
+def grouped_steps(
+    patterns: Sequence[ir.Expr], nows: bool, runs: bool = False
+) -> dict[ir.Expr, list[ir.Expr]] | None:
     """The patterns' first lexemes (pattern_steps), each with what must follow it in
     each pattern that begins with it; None where a pattern does not split so."""
     steps: dict[ir.Expr, list[ir.Expr]] = {}
     for p in patterns:
-        found = pattern_steps(p, nows)
+        found = pattern_steps(p, nows, runs)
         if found is None:
             return None
         for lexeme, rest in found:

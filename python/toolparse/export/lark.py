@@ -18,6 +18,7 @@ from ._regex import (
     by_length,
     char_class,
     escape,
+    goes_on,
     grouped_steps,
     pattern_first,
     pattern_nullable,
@@ -33,6 +34,16 @@ from .regex import lexeme_writer as regex_writer
 # configuration for the grammar's lexemes at the start, and a list of calls whose objects
 # take any other key (xlam's fenced list, with eleven tools) runs to hundreds of kilobytes
 _TRIED_SIZE = 100_000
+
+
+def _runs(lexeme: ir.Expr) -> tuple[ir.CharRun, ...]:
+    """A refusing step's run lexeme as its runs (a run alone, or a name's two); none for
+    a literal or whitespace."""
+    if isinstance(lexeme, ir.CharRun):
+        return (lexeme,)
+    if isinstance(lexeme, ir.Seq) and all(isinstance(i, ir.CharRun) for i in lexeme.items):
+        return tuple(i for i in lexeme.items if isinstance(i, ir.CharRun))
+    return ()
 
 
 def _leading_literal(e: ir.Expr) -> bytes | None:
@@ -209,6 +220,14 @@ def _cut_short(markers: Sequence[str]) -> str:
     return f"/{'|'.join(escape(b.encode()) for b in begins)}/ & ~/(?s:.*)(?:{whole})(?s:.*)/"
 
 
+def _holds_name(pattern: ir.Expr) -> bool:
+    """Whether a prefix pattern holds a name: a run that goes on in the next one."""
+    if isinstance(pattern, ir.Seq):
+        pairs = zip(pattern.items, pattern.items[1:], strict=False)
+        return any(goes_on(a, b) for a, b in pairs) or any(_holds_name(i) for i in pattern.items)
+    return any(_holds_name(c) for c in ir.children(pattern))
+
+
 def _begins_with_ws(pattern: ir.Expr) -> bool:
     return isinstance(pattern, ir.Seq) and bool(pattern.items) and pattern.items[0] == ir.Ws()
 
@@ -382,7 +401,9 @@ class _Writer:
         stop_firsts = {t[0] for t in texts}
         lead, chunk_definition = self.chunk_lexemes(lex)
         if chunk_definition and not stops.follow:
-            if any(pattern_first(n) & stop_firsts for n in e.not_first):
+            # a head that begins with a stop's first character, or holds a name (the
+            # plain lexeme's refusal cannot end where the name does): in its own lexemes
+            if any(pattern_first(n) & stop_firsts or _holds_name(n) for n in e.not_first):
                 parts = _TextParts(lex["plain"], lead, chunk_definition, frozenset(texts))
                 found = self.refusing(parts, e.not_first, after_ws, leaf=True, first=True)
                 if found is not None:
@@ -456,13 +477,14 @@ class _Writer:
         key = (parts, tuple(patterns), nows, leaf, first)
         if key in self._refusing:
             return self._refusing[key]
-        steps = grouped_steps(patterns, nows)
+        steps = grouped_steps(patterns, nows, runs=True)
         if steps is None:
             return None
         name = f"text-refusing-{len(self._refusing)}"
         self._refusing[key] = name
         alts: list[str] = []
         plain_refused: list[bytes] = []
+        class_refused: list[str] = []  # character classes the plain run may not begin with
         chunk_refused: list[str] = []
         longer: list[str] = []  # heads of more than one character
         for lexeme, rests in steps.items():
@@ -470,6 +492,8 @@ class _Writer:
             after: str | None
             if isinstance(lexeme, ir.Ws):
                 after = "" if ends else self.refusing(parts, rests, True, leaf=True)
+            elif _runs(lexeme):
+                after = self.run_head(parts, _runs(lexeme), rests, ends, class_refused)
             elif not isinstance(lexeme, ir.Lit):
                 after = None
             elif any(t.encode() in lexeme.text for t in parts.stops):
@@ -489,19 +513,53 @@ class _Writer:
                 self._refusing[key] = None
                 return None
             if after:
-                alts.append(f"{self.expr(lexeme).rstrip('?')} {after}")
-        if any(a != b and b.startswith(a) for a in plain_refused for b in plain_refused):
+                alts.append(f"{self.step_lexeme(lexeme)} {after}")
+        run_firsts = {b for x in steps for r in _runs(x)[:1] for b in r.members}
+        if any(a != b and b.startswith(a) for a in plain_refused for b in plain_refused) or any(
+            x[0] in run_firsts for x in plain_refused
+        ):
             self._refusing[key] = None
             return None  # the greedy lexer cannot decide between them
         if leaf:
             nows = nows or ir.Ws() in steps
-            alts += self.refusing_leaf(parts, plain_refused, chunk_refused, longer, nows)
+            refused = [escape(x) for x in plain_refused] + class_refused
+            alts += self.refusing_leaf(parts, refused, chunk_refused, longer, nows)
             if not first:
                 alts.append('""')
         self._refusing[key] = name if alts else ""
         if alts:
             self.rules[name] = " | ".join(alts)
         return self._refusing[key]
+
+    def run_head(
+        self,
+        parts: _TextParts,
+        runs: tuple[ir.CharRun, ...],
+        rests: Sequence[ir.Expr],
+        ends: bool,
+        class_refused: list[str],
+    ) -> str | None:
+        """What follows a run (a name's two runs) that begins a refused pattern, the
+        plain run's refusal of its first characters added to class_refused: a text
+        that begins with the run is the run as one lexeme, then a text that begins with
+        none of what follows it nor goes on with the run's characters (the greedy lexer
+        took them all).  None where the plain run cannot hold the run's characters."""
+        if not all(parts.plain_holds(bytes([b])) for r in runs for b in r.members):
+            return None
+        class_refused.append(char_class(runs[0].members))
+        if ends:
+            return ""
+        more = ir.CharRun(runs[-1].members, True)
+        return self.refusing(parts, [*rests, more], False, leaf=True)
+
+    def step_lexeme(self, lexeme: ir.Expr) -> str:
+        """A refusing text's first lexeme: a literal, whitespace, or a run (a name's two
+        runs as one terminal)."""
+        runs = _runs(lexeme)
+        if not runs:
+            return self.expr(lexeme).rstrip("?")
+        spelled = "".join(char_class(r.members) + ("+" if r.min1 else "*") for r in runs)
+        return self.terminal(f"/{spelled}/", "CHARS")
 
     def head(
         self, parts: _TextParts, text: bytes, rests: Sequence[ir.Expr], chunk_refused: list[str]
@@ -523,18 +581,18 @@ class _Writer:
     def refusing_leaf(
         self,
         parts: _TextParts,
-        plain_refused: Sequence[bytes],
+        plain_refused: Sequence[str],
         chunk_refused: Sequence[str],
         longer: Sequence[str],
         nows: bool,
     ) -> list[str]:
         """A non-empty text whose first plain lexeme begins with none of plain_refused
-        (nor whitespace, nows) and whose first chunk with none of chunk_refused nor of
-        the longer heads."""
+        (regexes; nor whitespace, nows) and whose first chunk with none of chunk_refused
+        nor of the longer heads."""
         plain = self.terminal(f"/{parts.plain}/", "PLAIN")
         chunk = self.terminal(parts.chunk, "CHUNK")
         more = f"({plain} | {parts.lead}{chunk})*"
-        refused = [escape(x) for x in plain_refused] + ([WS] if nows else [])
+        refused = [*plain_refused, *([WS] if nows else [])]
         first_plain = plain
         if refused:
             first_plain = self.terminal(

@@ -274,7 +274,7 @@ def text_not_beginning(
     """Text holding none of the stops (as stops_text) that begins with none of the
     patterns: the text's automaton run beside the patterns' derivatives, a state that
     completes a pattern left out, and the states eliminated.  None where a pattern is
-    not of ASCII literals and whitespace."""
+    not of ASCII literals, whitespace and runs."""
     auto = text_automaton(stops)
     pattern_chars = set(WS_CHARS)
     for p in patterns:
@@ -333,12 +333,16 @@ def text_not_beginning(
 
 
 def _ascii_pattern(e: ir.Expr, chars: set[str]) -> bool:
-    """Whether a pattern is of ASCII literals and whitespace; adds its characters."""
+    """Whether a pattern is of ASCII literals, whitespace and runs of ASCII characters;
+    adds its characters."""
     if isinstance(e, ir.Lit):
         chars.update(e.text.decode("latin-1"))
         return all(b < 0x80 for b in e.text)
     if isinstance(e, ir.Ws):
         return True
+    if isinstance(e, ir.CharRun):
+        chars.update(chr(b) for b in e.members)
+        return all(b < 0x80 for b in e.members)
     if isinstance(e, ir.Optional_):
         return _ascii_pattern(e.item, chars)
     if isinstance(e, (ir.Seq, ir.Alt)):
