@@ -14,9 +14,14 @@ The same model responses go through every parser, one token per call:
   the tokens up to `</think>` and its tool parser's `extract_tool_calls_streaming` over the
   rest, each given the text the way its server gives it; and the server's per-chunk path,
   `ChatStreamProcessor.step` over the `Parser` that `ParserManager` composes for
-  `--tool-call-parser hermes|qwen3_coder --reasoning-parser qwen3`;
+  `--tool-call-parser hermes|qwen3_coder --reasoning-parser qwen3`, for toolparse's
+  adapter (`toolparse_qwen3` / `toolparse_qwen3_coder`, both parsers) and for the floor:
+  the cheapest tool parser there can be (each token's text out as one argument fragment,
+  its delta built without validation), which is what vLLM's own per-chunk work costs
+  around any tool parser;
 - SGLang, where it is importable: its `ReasoningParser("qwen3")` and
-  `FunctionCallParser(tools, "qwen25"|"qwen3_coder")`, fed in its chat serving's order.
+  `FunctionCallParser(tools, "qwen25"|"qwen3_coder")`, fed in its chat serving's order,
+  and the same with toolparse's detectors.
 
 The responses: Qwen3 JSON calls (a `<think>` block, a line of content, then one or four
 `<tool_call>` calls whose arguments are 100 B, 1 KB, 10 KB or 50 KB of JSON each), a
@@ -443,7 +448,7 @@ def import_vllm() -> dict[str, Any]:
     import vllm
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
-    from vllm.parser import ParserManager
+    from vllm.parser import DelegatingParser, ParserManager
     from vllm.reasoning import ReasoningParserManager
     from vllm.tool_parsers import ToolParserManager
 
@@ -456,7 +461,27 @@ def import_vllm() -> dict[str, Any]:
         "parsers": ParserManager,
         "reasoning": ReasoningParserManager,
         "tools": ToolParserManager,
+        "floor": floor_parser(DelegatingParser),
     }
+
+
+def floor_parser(delegating: Any) -> Any:
+    """The cheapest tool parser there can be on vLLM's per-chunk path, composed as vLLM
+    composes every pair: each token's text goes out as an argument fragment of call 0,
+    its delta built without validation as toolparse's adapter builds its own.  What it
+    costs is vLLM's own work per chunk, the floor under any tool parser there (its calls
+    are not the response's)."""
+    from vllm.tool_parsers import ToolParser
+
+    from toolparse.adapters.vllm import _message, _tool_call
+
+    class FloorToolParser(ToolParser):  # type: ignore[misc]
+        engine_based_streaming = True
+
+        def extract_tool_calls_streaming(self, *args: Any) -> Any:
+            return _message({"tool_calls": [_tool_call(0, None, None, args[2])]})
+
+    return type("FloorParser", (delegating,), {"tool_parser_cls": FloorToolParser})
 
 
 VLLM_TOOL_PARSER = {"json": "hermes", "xml": "qwen3_coder"}
@@ -551,11 +576,16 @@ class VllmServerSession(Session):
         tokens: Tokens,
         tokenizer: Any,
         toolparse: bool = False,
+        floor: bool = False,
     ) -> None:
         own = (VLLM_TOOL_PARSER[response.kind], VLLM_REASONING_PARSER)
         names = ("toolparse_" + response.toolparse_format,) * 2 if toolparse else own
-        cls = vllm["parsers"].get_parser(
-            tool_parser_name=names[0], reasoning_parser_name=names[1], enable_auto_tools=True
+        cls = (
+            vllm["floor"]
+            if floor
+            else vllm["parsers"].get_parser(
+                tool_parser_name=names[0], reasoning_parser_name=names[1], enable_auto_tools=True
+            )
         )
         request = vllm_request(vllm, response)
         parser = cls(tokenizer, request.tools)
@@ -781,9 +811,12 @@ def run_response(response: Response, tokens: Tokens, setup: Setup) -> list[Run]:
         for label, cls in (("parser", VllmParserSession), ("server path", VllmServerSession)):
             make = partial(cls, vllm, response, tokens, setup.hf_tokenizer)
             plans.append((f"vLLM {tool} {label}", f"vLLM {label}", make, 1, peer_repeats))
-        # toolparse's adapter on the same serving path, through vLLM's plugin
+        # toolparse's adapter on the same serving path, through vLLM's plugin, and the
+        # floor: what vLLM's own per-chunk work costs around the cheapest tool parser
         make = partial(VllmServerSession, vllm, response, tokens, setup.hf_tokenizer, True)
         plans.append(("toolparse in vLLM server path", "", make, 1, peer_repeats))
+        make = partial(VllmServerSession, vllm, response, tokens, setup.hf_tokenizer, floor=True)
+        plans.append(("vLLM server path floor", "", make, 1, peer_repeats))
     if "SGLang" in setup.peers:
         make = partial(SglangSession, setup.peers["SGLang"], response, tokens)
         name = f"SGLang {SGLANG_TOOL_PARSER[response.kind]}"
