@@ -73,7 +73,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from types import SimpleNamespace
@@ -82,7 +82,7 @@ from typing import Any, ClassVar
 import pytest
 
 import serving
-from engines import FIXTURES, Fixture
+from engines import Fixture
 
 serving.require(
     "SGLang",
@@ -113,11 +113,13 @@ from serving import (  # noqa: E402
     MODEL,
     SCENARIOS,
     WEATHER,
+    Cases,
     assert_message,
+    assert_streamed,
     body_message,
     chunks_of,
     expected,
-    first_entry_client_message,
+    known_cases,
     output_ids,
     prompt_for,
     run_async,
@@ -140,32 +142,19 @@ pytestmark = pytest.mark.filterwarnings(
 # adapter defects' numbers (D4: reasoning the chat template opened, decided per request).
 
 
-def _cases(reason: str, ids: str) -> dict[str, str]:
-    """{case id: reason} for whitespace-separated case ids."""
-    return dict.fromkeys(ids.split(), reason)
-
-
 D4_GPT_OSS_CHANNELS = (
     "D4: SGLang forces reasoning for any template with <|channel|> (its gpt-oss rule); "
     "toolparse reads that as an opened analysis channel, so a role header the output "
     "continues (' to=functions...') becomes reasoning"
 )
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    kind: _cases(D4_GPT_OSS_CHANNELS, "gpt_oss/call_in_role_header") for kind in ("stream", "body")
+    kind: known_cases(D4_GPT_OSS_CHANNELS, "gpt_oss/call_in_role_header")
+    for kind in ("stream", "body")
 }
 
 
-def xfail_marks(kind: str, case_id: str) -> list[pytest.MarkDecorator]:
-    reason = KNOWN_FAILURES.get(kind, {}).get(case_id)
-    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-
-
-def fixture_cases(kind: str, keep: Callable[[Fixture], bool] = lambda f: True) -> list[Any]:
-    return [pytest.param(f, id=f.id, marks=xfail_marks(kind, f.id)) for f in FIXTURES if keep(f)]
-
-
-def scenario_cases(kind: str, ids: Iterable[str]) -> list[Any]:
-    return [pytest.param(i, id=i, marks=xfail_marks(kind, i)) for i in ids]
+CASES = Cases(KNOWN_FAILURES)
+fixture_cases, scenario_cases = CASES.fixtures, CASES.named
 
 
 # -- the stack, with its stand-ins -------------------------------------------------------
@@ -372,10 +361,7 @@ def test_the_stream_rebuilds_the_message(fixture: Fixture) -> None:
     """The SSE stream, accumulated by openai's ChatCompletionStreamState and by a client
     that reads only the first tool_calls entry of each chunk, gives parse's message."""
     chunks = fixture_exchange(fixture.id, True).chunks()
-    want = expected(fixture)
-    assert_message(sdk_stream_message(chunks, REASONING), want, streamed=True, client="sdk")
-    got = first_entry_client_message(chunks, REASONING)
-    assert_message(got, want, streamed=True, client="first tool_calls entry")
+    assert_streamed(chunks, expected(fixture), REASONING)
 
 
 @pytest.mark.parametrize("fixture", fixture_cases("body"))
@@ -456,10 +442,7 @@ def scenario_exchange(name: str, stream: bool) -> Exchange:
 @pytest.mark.parametrize("name", scenario_cases("scenario-stream", SCENARIOS))
 def test_a_template_opened_or_closed_block_streams_as_parsed(name: str) -> None:
     chunks = scenario_exchange(name, True).chunks()
-    want = SCENARIOS[name].want()
-    assert_message(sdk_stream_message(chunks, REASONING), want, streamed=True, client="sdk")
-    got = first_entry_client_message(chunks, REASONING)
-    assert_message(got, want, streamed=True, client="first tool_calls entry")
+    assert_streamed(chunks, SCENARIOS[name].want(), REASONING)
 
 
 @pytest.mark.parametrize("name", scenario_cases("scenario-body", SCENARIOS))

@@ -25,7 +25,6 @@ XPASS, and then its mark goes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from types import SimpleNamespace
@@ -34,7 +33,7 @@ from typing import Any
 import pytest
 
 import serving
-from engines import FIXTURES, Fixture
+from engines import Fixture
 
 serving.require(
     "vLLM",
@@ -63,13 +62,16 @@ from serving import (  # noqa: E402
     MODEL,
     SCENARIOS,
     WEATHER,
+    Cases,
     ClientMessage,
     assert_calls,
     assert_message,
+    assert_streamed,
     body_message,
     chunks_of,
     expected,
     first_entry_client_message,
+    known_cases,
     output_ids,
     plain_answer,
     prompt_for,
@@ -93,18 +95,13 @@ pytestmark = pytest.mark.filterwarnings(
 # adapter defects' numbers.
 
 
-def _cases(reason: str, ids: str) -> dict[str, str]:
-    """{case id: reason} for whitespace-separated case ids."""
-    return dict.fromkeys(ids.split(), reason)
-
-
 D9_DRAFT = (
     "D9: vLLM hands the prompt ids to the reasoning parser only, so a tool parser on its own "
     "does not know that the template opened the block (these formats' default is closed) "
     "and gives a call drafted in it out as a call"
 )
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    "tool-only": _cases(
+    "tool-only": known_cases(
         D9_DRAFT,
         """
         gigachat35/block_opener_inside_unclosed_reasoning
@@ -117,17 +114,8 @@ KNOWN_FAILURES: dict[str, dict[str, str]] = {
 }
 
 
-def xfail_marks(kind: str, case_id: str) -> list[pytest.MarkDecorator]:
-    reason = KNOWN_FAILURES.get(kind, {}).get(case_id)
-    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-
-
-def fixture_cases(kind: str, keep: Callable[[Fixture], bool] = lambda f: True) -> list[Any]:
-    return [pytest.param(f, id=f.id, marks=xfail_marks(kind, f.id)) for f in FIXTURES if keep(f)]
-
-
-def scenario_cases(kind: str, ids: Iterable[str]) -> list[Any]:
-    return [pytest.param(i, id=i, marks=xfail_marks(kind, i)) for i in ids]
+CASES = Cases(KNOWN_FAILURES)
+fixture_cases, scenario_cases = CASES.fixtures, CASES.named
 
 
 # -- the stack, with its stand-ins -------------------------------------------------------
@@ -348,10 +336,7 @@ def test_the_stream_rebuilds_the_message(fixture: Fixture) -> None:
     client.chat.completions.stream() runs) and by a client that reads only the first
     tool_calls entry of each chunk, gives toolparse.parse's message."""
     chunks = fixture_exchange(fixture.id, BOTH, True).chunks()
-    want = expected(fixture)
-    assert_message(sdk_stream_message(chunks, REASONING), want, streamed=True, client="sdk")
-    got = first_entry_client_message(chunks, REASONING)
-    assert_message(got, want, streamed=True, client="first tool_calls entry")
+    assert_streamed(chunks, expected(fixture), REASONING)
 
 
 @pytest.mark.parametrize("fixture", fixture_cases("body"))
@@ -423,10 +408,7 @@ def scenario_exchange(name: str, stream: bool) -> Exchange:
 @pytest.mark.parametrize("name", scenario_cases("scenario-stream", SCENARIOS))
 def test_a_template_opened_or_closed_block_streams_as_parsed(name: str) -> None:
     chunks = scenario_exchange(name, True).chunks()
-    want = SCENARIOS[name].want()
-    assert_message(sdk_stream_message(chunks, REASONING), want, streamed=True, client="sdk")
-    got = first_entry_client_message(chunks, REASONING)
-    assert_message(got, want, streamed=True, client="first tool_calls entry")
+    assert_streamed(chunks, SCENARIOS[name].want(), REASONING)
 
 
 @pytest.mark.parametrize("name", scenario_cases("scenario-body", SCENARIOS))
