@@ -79,9 +79,12 @@ assert [e.value for e in scripts] == ["toolparse.cli:main"], scripts
 
 native = Path("native.out").read_text(encoding="utf-8")
 assert native == Path("reference.out").read_text(encoding="utf-8"), "engines disagree"
-events, _, message_text = native.partition("\n{")
-cli_message = json.loads("{" + message_text)
-assert events.startswith("ReasoningDelta(") and events.count("\nToolCallEnd(") == 2, events[:200]
+# in a pipe, --stream writes one JSON object per event; the last, "end", has the message
+events = [json.loads(line) for line in native.splitlines()]
+kinds = [event["type"] for event in events]
+assert kinds[0] == "reasoning.delta" and kinds.count("tool_call.end") == 2, kinds
+assert kinds[-1] == "end", kinds
+cli_message = events[-1]["message"]
 tools = json.loads(Path("tools.json").read_text(encoding="utf-8"))
 text = Path("qwen3_output.txt").read_text(encoding="utf-8")
 message = toolparse.parse(text, "qwen3", tools=tools, seed=7)
