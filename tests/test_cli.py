@@ -37,15 +37,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_parse_prints_the_message_as_json(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(
-        capsys,
-        "parse",
-        str(EXAMPLES / "qwen3_output.txt"),
-        "--format",
-        "qwen3",
-        "--tools",
-        str(EXAMPLES / "tools.json"),
-    )
+    status, out, _ = run(capsys, *QWEN3_EXAMPLE)
     message = json.loads(out)
     assert status == 0
     assert message["reasoning_content"].startswith("\nThe user wants the weather")

@@ -103,6 +103,7 @@ __all__ = [
     "tools_as_dicts",
     "unvalidated",
     "unvalidated_holds",
+    "warn_calls_left_out",
 ]
 
 T = TypeVar("T")
@@ -629,6 +630,19 @@ class ReasoningSplitter:
             self.reasoning_over = True
             self.ended = self.mode != "clean"
         return Delta(reasoning="".join(reasoning), content="".join(content))
+
+
+def warn_calls_left_out(log: Any, splitter: ReasoningSplitter, what: str, name: str) -> None:
+    """Logs the calls a "clean" split left out, with the flags that would parse them
+    (`what` says what is missing, as the stack names it)."""
+    if splitter.calls_left_out:
+        log.warning(
+            "toolparse: %d tool call(s) in the output were left out: %s (--tool-call-parser %s%s)",
+            splitter.calls_left_out,
+            what,
+            PREFIX,
+            name,
+        )
 
 
 def _reasoning_text(events: Iterable[Event]) -> str:

@@ -55,6 +55,7 @@ from ._translate import (
     tools_as_dicts,
     unvalidated,
     unvalidated_holds,
+    warn_calls_left_out,
 )
 
 __all__ = [
@@ -297,14 +298,8 @@ class _ReasoningDetectorMixin:
         if splitter is None or splitter.finished:
             return ReasoningResult()
         delta = splitter.finish()
-        if splitter.calls_left_out:
-            logger.warning(
-                "toolparse: %d tool call(s) in the output were left out: no tool-call "
-                "parser reads this request (--tool-call-parser %s%s)",
-                splitter.calls_left_out,
-                PREFIX,
-                self.toolparse_name or self.toolparse_format,
-            )
+        name = self.toolparse_name or self.toolparse_format
+        warn_calls_left_out(logger, splitter, "no tool-call parser reads this request", name)
         return self._result(delta, True)
 
 

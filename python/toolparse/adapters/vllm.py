@@ -71,6 +71,7 @@ from ._translate import (
     tools_as_dicts,
     unvalidated,
     unvalidated_holds,
+    warn_calls_left_out,
 )
 
 __all__ = [
@@ -595,14 +596,9 @@ class _ReasoningMixin:
             return None
         delta = splitter.finish()
         self._toolparse_counter.add(0, delta)
-        if splitter.calls_left_out:
-            logger.warning(
-                "toolparse: %d tool call(s) in the output were left out: no tool parser "
-                "is configured (--enable-auto-tool-choice --tool-call-parser %s%s)",
-                splitter.calls_left_out,
-                PREFIX,
-                self.toolparse_name or self.toolparse_format,
-            )
+        name = self.toolparse_name or self.toolparse_format
+        missing = "no tool parser is configured (--enable-auto-tool-choice)"
+        warn_calls_left_out(logger, splitter, missing, name)
         return to_delta_message(delta)
 
 
