@@ -1,11 +1,11 @@
-"""Tool call validation: the JSON Schema libraries toolparse.validate could stand on,
+"""Tool call validation: the JSON Schema libraries toolparse.agent.validate could stand on,
 measured side by side on realistic tool schemas and arguments, and toolparse's own
 ToolValidator on top of the one it uses.
 
 Libraries: ``jsonschema`` (pure Python, the reference implementation most projects use),
 ``fastjsonschema`` (compiles each schema to Python source) and ``jsonschema_rs``
 (jsonschema-rs, native).  One that is not installed is skipped.  ``toolparse`` is
-toolparse.validate.ToolValidator (on jsonschema-rs), whose figures include its own work:
+toolparse.agent.validate.ToolValidator (on jsonschema-rs), whose figures include its own work:
 the issues with paths, what was expected and found, and the feedback text.
 
 The tools (see TOOLS) are what an agent is given: a weather lookup (a string, a bounded
@@ -45,7 +45,8 @@ from typing import Any
 import pytest
 
 from toolparse import ToolCall
-from toolparse.validate import ToolValidator, strict_schema
+from toolparse.agent.validate import ToolValidator
+from toolparse.tools import strict_schema
 
 LIBRARIES = ("jsonschema", "fastjsonschema", "jsonschema_rs", "toolparse")
 BASELINE = "jsonschema_rs"

@@ -27,11 +27,12 @@ import data  # the generators sit beside this script
 
 try:
     import toolparse
+    import toolparse.primitives
     import toolparse.reference
 except ImportError as error:  # pragma: no cover - a message beats a traceback here
     sys.exit(f"compare.py needs toolparse installed (pip install .): {error}")
 
-ENGINES = {"native": toolparse, "reference": toolparse.reference}
+ENGINES = {"native": toolparse.primitives, "reference": toolparse.reference}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import pytest
 
 import data
 
-ENGINES = {"native": "toolparse", "reference": "toolparse.reference"}
+ENGINES = {"native": "toolparse.primitives", "reference": "toolparse.reference"}
 
 # The native engines get 1 MiB everywhere.  The reference engines run at a few MB/s, and
 # 4-byte feeds cost them a Python call per feed on top, so they get less: enough for a

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import toolparse
+from toolparse.agent import Guard, GuardPolicy, ToolValidator
+from toolparse.wire.openai import message_to_openai
 
 TOOLS = json.loads((Path(__file__).parent / "tools.json").read_text())
 RECORDED_TURNS = [  # the first call has a wrong type; told so, the model corrects it
@@ -33,8 +35,8 @@ def get_weather(city: str, days: int = 1, units: str = "metric") -> dict[str, An
 
 def run_agent(question: str) -> list[dict[str, Any]]:
     parser = toolparse.StreamParser("qwen3", tools=TOOLS)
-    validator = toolparse.ToolValidator(TOOLS, format="qwen3")
-    guard = toolparse.Guard(toolparse.GuardPolicy.from_tools(TOOLS, read_only={"get_weather"}))
+    validator = ToolValidator(TOOLS, format="qwen3")
+    guard = Guard(GuardPolicy.from_tools(TOOLS, read_only={"get_weather"}))
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
     while True:
         parser.reset()
@@ -44,7 +46,7 @@ def run_agent(question: str) -> list[dict[str, Any]]:
                     print(event.text, end="", flush=True)  # visible text, as it arrives
         parser.finish("stop")
         message = parser.message
-        messages.append(message.to_openai())
+        messages.append(message_to_openai(message))
         if not message.tool_calls and not message.errors:
             print()
             return messages

@@ -16,6 +16,7 @@ from typing import ClassVar
 import llguidance
 
 import toolparse
+import toolparse.export
 
 TOOLS = json.loads((Path(__file__).parent / "tools.json").read_text(encoding="utf-8"))
 EOS = 256  # one token per byte, then end of sequence
@@ -57,7 +58,7 @@ class ToyModel:
 def constrained_call(plan: bytes) -> toolparse.Message:
     fmt = toolparse.get_format("hermes")
     tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(ByteTokenizer()))
-    matcher = llguidance.LLMatcher(tokenizer, fmt.lark(TOOLS, tool_choice="required"))
+    matcher = llguidance.LLMatcher(tokenizer, toolparse.export.lark(fmt, TOOLS, tool_choice="required"))
     vocab = toolparse.Vocab([*ByteTokenizer.tokens[:EOS], b""])  # the end token adds no text
     parser = toolparse.StreamParser(fmt, tools=TOOLS, vocab=vocab)
     model = ToyModel(plan)

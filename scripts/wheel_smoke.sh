@@ -57,6 +57,7 @@ import sysconfig
 from pathlib import Path
 
 import toolparse
+import toolparse.primitives
 import toolparse._core
 
 bin_dir = Path(sys.argv[1]).resolve()
@@ -101,9 +102,9 @@ rows = Path("formats.out").read_text(encoding="utf-8").splitlines()[1:]
 assert sorted(r.split()[0] for r in rows) == sorted(f.name for f in toolparse.formats())
 assert "incomplete" in Path("scan.out").read_text(encoding="utf-8")
 
-scanner = toolparse.JsonScanner()
+scanner = toolparse.primitives.JsonScanner()
 assert scanner.feed('{"city": "Par') == "need_more" and scanner.closing() == '"}'
-matcher = toolparse.MarkerTrie(["<tool_call>", "</tool_call>"]).matcher()
+matcher = toolparse.primitives.MarkerTrie(["<tool_call>", "</tool_call>"]).matcher()
 assert matcher.feed("Sure. <tool_") == [] and matcher.holdback == 6
 assert matcher.feed("call>") == [(0, 6, 17)]
 

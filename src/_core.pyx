@@ -25,12 +25,47 @@ cdef dict _DIALECTS = {"strict": TP_JSON_STRICT, "lenient": TP_JSON_LENIENT,
 cdef tuple _VERDICTS = ("need_more", "complete", "error", "incomplete")
 
 
+# The package's own types and tables, handed over once by toolparse._native (configure()):
+# the glue imports nothing from the package, which sits above it.
+cdef object _raise_for_status = None
+cdef object _marker_bytes = None
+cdef object _ParseError = None
+cdef object _ToolCall = None
+cdef object _repair_arguments = None
+cdef object _unknown_tool = None
+cdef object _DEFAULT_LIMITS = None
+cdef tuple _LIMIT_NAMES = ()
+cdef tuple _ERROR_KINDS = ()
+cdef tuple _ERROR_MESSAGES = ()
+cdef int _FIRST_LIMIT_MESSAGE = 0
+
+
+def configure(*, raise_for_status, marker_bytes, parse_error, tool_call, repair_arguments,
+              unknown_tool, default_limits, tuple limit_names, tuple error_kinds,
+              tuple messages, int first_limit_message):
+    """Hands the glue the package's exception mapping, event types and message tables."""
+    global _raise_for_status, _marker_bytes, _ParseError, _ToolCall, _repair_arguments
+    global _unknown_tool, _DEFAULT_LIMITS, _LIMIT_NAMES, _ERROR_KINDS, _ERROR_MESSAGES
+    global _FIRST_LIMIT_MESSAGE
+    _raise_for_status, _marker_bytes = raise_for_status, marker_bytes
+    _ParseError, _ToolCall, _repair_arguments = parse_error, tool_call, repair_arguments
+    _unknown_tool, _DEFAULT_LIMITS, _LIMIT_NAMES = unknown_tool, default_limits, limit_names
+    _ERROR_KINDS, _ERROR_MESSAGES = error_kinds, messages
+    _FIRST_LIMIT_MESSAGE = first_limit_message
+
+
+cdef int _require_configured() except -1:
+    if _raise_for_status is None:
+        raise RuntimeError("toolparse._core is set up by toolparse._native: import that first")
+    return 0
+
+
 cdef int _check(tp_status status) except -1:
     if status == TP_OK:
         return 0
-    if status == TP_ERR_NOMEM:
-        raise MemoryError()
-    raise ValueError(f"toolparse core rejected the call (status {<int>status})")
+    _require_configured()
+    _raise_for_status(<int>status)
+    return -1
 
 
 cdef inline object _coerce(object data):
@@ -57,6 +92,7 @@ cdef class MarkerTrie:
     cdef readonly tuple markers
 
     def __cinit__(self, markers):
+        _require_configured()
         cdef list encoded = _marker_bytes(markers)
         cdef size_t n = len(encoded)
         cdef const uint8_t **ptrs = <const uint8_t **>malloc(n * sizeof(uint8_t *))
@@ -252,11 +288,6 @@ cdef class JsonScanner:
         """closing_bytes() as str (a partial UTF-8 character in surrogateescape form)."""
         suffix = self.closing_bytes()
         return None if suffix is None else suffix.decode("utf-8", "surrogateescape")
-
-
-cdef list _marker_bytes(object markers):
-    from toolparse._common import marker_bytes
-    return marker_bytes(markers)
 
 
 include "events.pxi"

@@ -6,26 +6,9 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 import array as _array
 import json as _json
 
-from toolparse.limits import DEFAULT_LIMITS as _DEFAULT_LIMITS, LIMIT_NAMES as _LIMIT_NAMES
-from toolparse.message import ParseError as _ParseError, ToolCall as _ToolCall
-from toolparse.repair import repair_arguments as _repair_arguments
 
 cdef uint32_t _STREAM_REPAIR = 1  # TP_STREAM_REPAIR
 
-cdef tuple _ERROR_KINDS = ("incomplete", "invalid_arguments", "unexpected", "unknown_tool",
-                           "limit")
-cdef tuple _ERROR_MESSAGES = (
-    "the stream ended inside a tool call",
-    "the tool call's arguments are not valid",
-    "input the format does not accept here",
-    "the call has two sets of arguments",
-    "the call has two names",
-    "the call has an empty name",
-    None,  # unknown tool: built with the name
-    "the call has no name",
-    "the arguments are not a JSON object",
-)
-cdef int _FIRST_LIMIT_MESSAGE = 9  # TP_MSG_LIMIT: the limits' messages, in LIMIT_NAMES order
 
 
 cdef inline str _text(const uint8_t *arena, uint32_t off, uint32_t n):
@@ -208,6 +191,7 @@ cdef class NativeStream:
     def __cinit__(self, NativeProgram program not None, str entry not None, NativeTools tools,
                   id_factory not None, bint repair=False, limits=None, NativePool pool=None):
         cdef tp_status status
+        _require_configured()
         data = entry.encode()
         self.program = program
         self.tools = tools
@@ -359,7 +343,7 @@ cdef class NativeStream:
                 else:
                     message = _ERROR_MESSAGES[ev.msg]
                 if message is None:
-                    message = f"{_text(arena, ev.text_off, ev.text_len)!r} is not one of the given tools"
+                    message = _unknown_tool(_text(arena, ev.text_off, ev.text_len))
                 error = _ParseError(_ERROR_KINDS[ev.code], message,
                                     None if ev.index < 0 else ev.index, ev.offset)
                 self.errors.append(error)

@@ -8,7 +8,7 @@ from types import ModuleType
 import pytest
 
 # Each behaviour test runs on the compiled core and on its pure-Python twin.
-ENGINES = {"native": "toolparse", "reference": "toolparse.reference"}
+ENGINES = {"native": "toolparse.primitives", "reference": "toolparse.reference"}
 
 
 @pytest.fixture(scope="session", params=tuple(ENGINES))

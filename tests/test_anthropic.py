@@ -30,7 +30,7 @@ from toolparse import (
     ToolCallStart,
     parse,
 )
-from toolparse.anthropic import (
+from toolparse.wire.anthropic import (
     STOP_REASONS,
     AnthropicStreamEncoder,
     message_to_anthropic,
@@ -561,12 +561,3 @@ def test_any_event_sequence_is_a_well_formed_stream(events: list[Any], tool_use:
     assert out[-2]["delta"]["stop_reason"] == ("tool_use" if calls else "end_turn")
     if accumulate_event is not None:
         assert rebuilt(sdk_accumulate(out))["content"] == blocks
-
-
-def test_message_to_anthropic_is_the_message_method() -> None:
-    message = parse(
-        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>',
-        "hermes",
-        seed=1,
-    )
-    assert message.to_anthropic() == message_to_anthropic(message)

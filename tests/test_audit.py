@@ -18,7 +18,7 @@ import toolparse
 from engines import ENGINES, FIXTURE_IDS, FIXTURES, Fixture, random_sizes
 from helpers import MODEST, split
 from toolparse import StreamParser
-from toolparse.audit import (
+from toolparse.agent.audit import (
     GENERATED_ID,
     AuditedParser,
     JsonlRecorder,

@@ -20,8 +20,9 @@ pytest.importorskip(
 )
 
 from engines import ENGINES, merge_deltas, run_events
-from toolparse import Detection, Format, StreamParser, detect_format, get_format
-from toolparse.templates import PROBE_TOOLS, render_probes
+from toolparse import Format, StreamParser, get_format
+from toolparse.derive import Detection, detect_format
+from toolparse.derive.templates import PROBE_TOOLS, render_probes
 
 TEMPLATES = Path(__file__).parent / "templates"
 

@@ -15,6 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolparse
+import toolparse.primitives
+from toolparse.primitives import JsonScanner
 import toolparse.reference
 from helpers import (
     DIALECTS,
@@ -29,7 +31,7 @@ from helpers import (
     whole,
 )
 
-ENGINES = (toolparse, toolparse.reference)
+ENGINES = (toolparse.primitives, toolparse.reference)
 
 # --- inputs --------------------------------------------------------------------------------
 
@@ -166,7 +168,7 @@ def run(module, dialect: str, data: bytes, chunks):
 
 
 def scan_whole(dialect: str, data: bytes):
-    scanner = toolparse.JsonScanner(dialect)
+    scanner = JsonScanner(dialect)
     verdict = scanner.feed(data)
     return verdict, scanner
 
@@ -174,7 +176,7 @@ def scan_whole(dialect: str, data: bytes):
 def check_engines_and_chunkings(dialect: str, data: bytes, chunks) -> None:
     finals = []
     for chunking in (whole(len(data)), byte_by_byte(len(data)), chunks):
-        native_trace, native_final = run(toolparse, dialect, data, chunking)
+        native_trace, native_final = run(toolparse.primitives, dialect, data, chunking)
         reference_trace, reference_final = run(toolparse.reference, dialect, data, chunking)
         assert native_trace == reference_trace, (dialect, chunking)
         assert native_final == reference_final, (dialect, chunking)
@@ -254,8 +256,8 @@ def stdlib_accepts(data: bytes) -> bool:
 
 def check_dialects_agree(data: bytes) -> None:
     """Lenient is strict plus recorded relaxations: with none recorded they must agree."""
-    strict = scan_document(toolparse, data)
-    lenient = scan_document(toolparse, data, dialect="lenient")
+    strict = scan_document(toolparse.primitives, data)
+    lenient = scan_document(toolparse.primitives, data, dialect="lenient")
     if strict.accepted or (lenient.accepted and not lenient.relaxations):
         assert (lenient.accepted, lenient.end, lenient.relaxations) == (True, strict.end, ())
         assert strict.accepted
@@ -272,7 +274,7 @@ def test_json_engines_agree_at_every_step_and_chunking(data, chunking):
         check_engines_and_chunkings(dialect, data, chunks)
         check_closing_completes(dialect, data)
     check_dialects_agree(data)
-    assert scan_document(toolparse, data).accepted == stdlib_accepts(data), data
+    assert scan_document(toolparse.primitives, data).accepted == stdlib_accepts(data), data
 
 
 @MODEST

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from engines import FIXTURES_DIR
 from helpers import WEATHER_TOOL
+from toolparse import export
 from toolparse.export import _ir as toolparse_export
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
 from toolparse.export._regex import text_automaton
-from toolparse.export.gbnf import render
+from toolparse.export.to_gbnf import render
 from toolparse.formats import get_format
 from toolparse.grammar import stop
 
@@ -44,7 +45,7 @@ def _tools(name: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("name", NAMES)
 def test_gbnf_compiles(name: str) -> None:
     fmt = get_format(name)
-    out = fmt.gbnf(_tools(name))
+    out = export.gbnf(fmt, _tools(name))
     assert set(out) == {"grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens"}
     assert out["grammar"].startswith("root ::= ")
     lark = gbnf_to_lark(out["grammar"])
@@ -54,9 +55,9 @@ def test_gbnf_compiles(name: str) -> None:
     assert out["grammar_lazy"] == bool(out["grammar_triggers"])
     if not toolparse_export.has_calls(fmt):
         with pytest.raises(ValueError, match="no output"):
-            fmt.gbnf(_tools(name), tool_choice="required")
+            export.gbnf(fmt, _tools(name), tool_choice="required")
         return
-    required = fmt.gbnf(_tools(name), tool_choice="required")
+    required = export.gbnf(fmt, _tools(name), tool_choice="required")
     assert not required["grammar_lazy"] and not required["grammar_triggers"]
 
 
@@ -72,7 +73,7 @@ def test_gbnf_compiles(name: str) -> None:
     ],
 )
 def test_hermes_gbnf_runs(case: str, taken: bool) -> None:
-    grammar = gbnf_to_lark(get_format("hermes").gbnf(_tools("hermes"))["grammar"])
+    grammar = gbnf_to_lark(export.gbnf(get_format("hermes"), _tools("hermes"))["grammar"])
     data = (FIXTURES_DIR / "hermes" / f"{case}.txt").read_bytes()
     assert (run(grammar, data) is None) == taken
 
@@ -80,13 +81,13 @@ def test_hermes_gbnf_runs(case: str, taken: bool) -> None:
 @pytest.mark.parametrize(("obj", "taken"), CALL_OBJECTS.items())
 def test_a_call_object_has_one_name_and_one_set_of_arguments(obj: str, taken: bool) -> None:
     tool = {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}
-    grammar = gbnf_to_lark(get_format("hermes").gbnf([tool])["grammar"])
+    grammar = gbnf_to_lark(export.gbnf(get_format("hermes"), [tool])["grammar"])
     assert (run(grammar, f"<tool_call>{obj}</tool_call>".encode()) is None) == taken
 
 
 def test_schema_is_enforced() -> None:
     tools = [WEATHER_TOOL]
-    grammar = gbnf_to_lark(get_format("hermes").gbnf(tools)["grammar"])
+    grammar = gbnf_to_lark(export.gbnf(get_format("hermes"), tools)["grammar"])
     good = (
         b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}</tool_call>'
     )
@@ -99,7 +100,7 @@ def test_integer_bounds_are_enforced() -> None:
     from test_export_regex import bounded_tool
 
     tools = [bounded_tool({"minimum": -2, "exclusiveMaximum": 15})]
-    grammar = gbnf_to_lark(get_format("hermes").gbnf(tools)["grammar"])
+    grammar = gbnf_to_lark(export.gbnf(get_format("hermes"), tools)["grammar"])
     call = (
         b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "days": %s}}</tool_call>'
     )
@@ -172,7 +173,7 @@ def test_properties_in_declared_or_sorted_order() -> None:
             },
         }
     ]
-    grammar = gbnf_to_lark(get_format("hermes").gbnf(tools)["grammar"])
+    grammar = gbnf_to_lark(export.gbnf(get_format("hermes"), tools)["grammar"])
     call = b'<tool_call>{"name": "f", "arguments": %s}</tool_call>'
     assert run(grammar, call % b'{"c": 1, "a": "x"}') is None
     assert run(grammar, call % b'{"a": "x", "c": 1}') is None

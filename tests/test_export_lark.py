@@ -17,10 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolparse
+from toolparse import export
 from engines import FIXTURES_DIR, Fixture, load_fixtures
 from helpers import WEATHER_TOOL
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text, has_calls
-from toolparse.export.lark import _JSON_OPTIONS, _slashes, render
+from toolparse.export.to_lark import _JSON_OPTIONS, _slashes, render
 from toolparse.formats import get_format
 from toolparse.grammar import Grammar, Stop, eof, seq, stop, tag, until
 
@@ -134,8 +135,8 @@ def exported(
 ) -> str:
     """A format's export by `method` ("lark", "regex"), once per arguments (tools and
     tool choice as JSON text)."""
-    export = getattr(get_format(name), method)
-    text: str = export(
+    text: str = getattr(export, method)(
+        get_format(name),
         json.loads(tools),
         tool_choice=json.loads(choice),
         parallel_tool_calls=parallel,
@@ -380,10 +381,10 @@ def test_strict_tool_refuses_unknown_arguments() -> None:
     strict = {**tool, "function": {**tool["function"], "strict": True}}
     extra = b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "x": 1}}</tool_call>'
     fmt = toolparse.get_format("hermes")
-    assert run(fmt.lark([tool]), extra) is None
-    assert run(fmt.lark([strict]), extra) is not None
+    assert run(export.lark(fmt, [tool]), extra) is None
+    assert run(export.lark(fmt, [strict]), extra) is not None
     # strict also makes every property required
-    assert run(fmt.lark([strict]), extra.replace(b'"city": "Oslo", ', b"")) is not None
+    assert run(export.lark(fmt, [strict]), extra.replace(b'"city": "Oslo", ', b"")) is not None
 
 
 # A JSON call object's members come in any order; the event builder takes one name and
@@ -408,7 +409,7 @@ def test_a_call_object_has_one_name_and_one_set_of_arguments(obj: str, taken: bo
     output = f"<tool_call>{obj}</tool_call>"
     message = toolparse.parse(output, "hermes", tools=[tool])
     assert bool(message.tool_calls) == taken and not message.errors == taken
-    assert (run(toolparse.get_format("hermes").lark([tool]), output.encode()) is None) == taken
+    assert (run(export.lark(toolparse.get_format("hermes"), [tool]), output.encode()) is None) == taken
 
 
 FENCED_CALL = '```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```'
@@ -430,19 +431,19 @@ def test_a_marker_that_is_also_text_is_a_call_where_one_follows(output: str, rea
     assert bool(message.tool_calls) == (reading == "call") and not message.errors
     fmt = toolparse.get_format("markdown_json")
     data = output.encode()
-    assert run(fmt.lark([WEATHER_TOOL]), data) is None
-    assert (run(fmt.lark([WEATHER_TOOL], tool_choice="required"), data) is None) == (
+    assert run(export.lark(fmt, [WEATHER_TOOL]), data) is None
+    assert (run(export.lark(fmt, [WEATHER_TOOL], tool_choice="required"), data) is None) == (
         reading == "call"
     )
-    assert (run(fmt.lark([WEATHER_TOOL], tool_choice="none"), data) is None) == (reading == "text")
+    assert (run(export.lark(fmt, [WEATHER_TOOL], tool_choice="none"), data) is None) == (reading == "text")
     if reading == "call":
         # a call of a tool the choice leaves out is not text either: before the named
         # tool's call, this one is refused
         other = {"type": "function", "function": {"name": "get_time", "parameters": WEATHER}}
         named = {"type": "function", "function": {"name": "get_time"}}
         then = data + b'\n```json\n{"name": "get_time", "arguments": {}}\n```'
-        assert run(fmt.lark([WEATHER_TOOL, other], tool_choice=named), then) is not None
-        assert run(fmt.lark([WEATHER_TOOL, other]), then) is None
+        assert run(export.lark(fmt, [WEATHER_TOOL, other], tool_choice=named), then) is not None
+        assert run(export.lark(fmt, [WEATHER_TOOL, other]), then) is None
 
 
 def test_lexeme_slashes_are_escaped() -> None:
@@ -452,7 +453,7 @@ def test_lexeme_slashes_are_escaped() -> None:
 def test_special_tokens() -> None:
     fmt = toolparse.get_format("hermes")
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
-    lark = fmt.lark(tools, special_tokens=["<tool_call>", "</tool_call>"])
+    lark = export.lark(fmt, tools, special_tokens=["<tool_call>", "</tool_call>"])
     assert "<tool_call>" in lark and '"<tool_call>"' not in lark
 
 
@@ -551,7 +552,7 @@ def test_properties_in_declared_or_sorted_order() -> None:
             },
         },
     }
-    lark = toolparse.get_format("hermes").lark([tool])
+    lark = export.lark(toolparse.get_format("hermes"), [tool])
 
     def call(args: str) -> bytes:
         return b'<tool_call>{"name": "f", "arguments": ' + args.encode() + b"}</tool_call>"
@@ -580,12 +581,14 @@ def test_solidus_escape_is_refused() -> None:
 
 _EXPORT_ALL = """
 import json, pathlib, sys
+from toolparse import export
 from toolparse.formats import get_format
 fixtures = pathlib.Path(sys.argv[1])
 for name in sys.argv[2:]:
     fmt = get_format(name)
     tools = json.loads((fixtures / name / "tools.json").read_text())
-    exports = fmt.lark(tools), fmt.regex(tools), fmt.gbnf(tools), fmt.structural_tag(tools)
+    exports = [write(fmt, tools) for write in (export.lark, export.regex, export.gbnf,
+                                               export.structural_tag)]
     print(json.dumps(exports))
 """
 

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from toolparse import export
 from toolparse import grammar as g
 from toolparse.export import _prefix
 from toolparse.formats import get_format
@@ -191,13 +192,13 @@ def _lark_takes(lark: str, data: bytes) -> bool:
 
 @pytest.mark.parametrize(("output", "taken"), GENERIC)
 def test_generic_lark_refuses_a_broken_envelope_as_content(output: str, taken: bool) -> None:
-    lark = get_format("generic").lark(TOOLS)
+    lark = export.lark(get_format("generic"), TOOLS)
     assert _lark_takes(lark, output.encode()) is taken
 
 
 @pytest.mark.parametrize(("output", "taken"), GENERIC)
 def test_generic_regex_refuses_a_broken_envelope_as_content(output: str, taken: bool) -> None:
-    regex = get_format("generic").regex(TOOLS)
+    regex = export.regex(get_format("generic"), TOOLS)
     assert bool(re.fullmatch(regex, output)) is taken
 
 
@@ -219,8 +220,8 @@ def test_gigachat3_exports_refuse_a_broken_call_after_the_separator(
     output: str, taken: bool
 ) -> None:
     fmt = get_format("gigachat3")
-    assert bool(re.fullmatch(fmt.regex(TOOLS), output)) is taken
-    assert _lark_takes(fmt.lark(TOOLS), output.encode()) is taken
+    assert bool(re.fullmatch(export.regex(fmt, TOOLS), output)) is taken
+    assert _lark_takes(export.lark(fmt, TOOLS), output.encode()) is taken
 
 
 def test_the_refused_beginnings_agree_with_the_parser() -> None:
@@ -243,7 +244,7 @@ def test_a_text_with_stops_refuses_the_prefixes_at_its_start(min1: bool) -> None
     import itertools
 
     from toolparse.export import _ir as ir
-    from toolparse.export.regex import stops_text, text_not_beginning
+    from toolparse.export.to_regex import stops_text, text_not_beginning
 
     stops = (g.Stop(b"<|m|>"),)
     prefixes = (ir.Seq((ir.Ws(), ir.Lit(b"to="))), ir.Lit(b"<|x"))

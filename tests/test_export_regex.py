@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolparse
+from toolparse import export
 from engines import Fixture, load_fixtures
 from helpers import WEATHER_TOOL
 from test_export_lark import (
@@ -40,7 +41,7 @@ from test_export_lark import (
 )
 from toolparse.export import _ranges
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
-from toolparse.export.regex import lexeme_writer, to_regex
+from toolparse.export.to_regex import lexeme_writer, to_regex
 from toolparse.formats import get_format
 
 oc = pytest.importorskip("outlines_core")
@@ -195,25 +196,25 @@ def test_parallel_calls_off_refuses_a_second_call() -> None:
     call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     one, two = call.encode(), (call + "\n" + call).encode()
     for choice in ("auto", "required", named("get_weather")):
-        single = fmt.regex(tools, tool_choice=choice, parallel_tool_calls=False)
-        many = fmt.regex(tools, tool_choice=choice)
+        single = export.regex(fmt, tools, tool_choice=choice, parallel_tool_calls=False)
+        many = export.regex(fmt, tools, tool_choice=choice)
         assert walk(single, one) is None and walk(many, one) is None
         assert walk(single, two) is not None and walk(many, two) is None
     # "required" refuses an output with no call; "auto" takes it
-    assert walk(fmt.regex(tools, tool_choice="required"), b"Hello.") is not None
-    assert walk(fmt.regex(tools), b"Hello.") is None
+    assert walk(export.regex(fmt, tools, tool_choice="required"), b"Hello.") is not None
+    assert walk(export.regex(fmt, tools), b"Hello.") is None
 
 
 @pytest.mark.parametrize(("obj", "taken"), CALL_OBJECTS.items())
 def test_a_call_object_has_one_name_and_one_set_of_arguments(obj: str, taken: bool) -> None:
     tool = {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}
-    regex = get_format("hermes").regex([tool])
+    regex = export.regex(get_format("hermes"), [tool])
     assert (walk(regex, f"<tool_call>{obj}</tool_call>".encode()) is None) == taken
 
 
 def test_schema_is_enforced() -> None:
     tools = [WEATHER_TOOL]
-    regex = get_format("hermes").regex(tools)
+    regex = export.regex(get_format("hermes"), tools)
     good = (
         b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}</tool_call>'
     )
@@ -233,7 +234,7 @@ def bounded_tool(days: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_integer_bounds_are_enforced() -> None:
-    regex = get_format("hermes").regex([bounded_tool({"minimum": 1, "maximum": 14})])
+    regex = export.regex(get_format("hermes"), [bounded_tool({"minimum": 1, "maximum": 14})])
     call = (
         b'<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "days": %s}}</tool_call>'
     )
@@ -242,7 +243,7 @@ def test_integer_bounds_are_enforced() -> None:
     for days in (b"15", b"-1", b"140", b"014", b"1.5"):
         assert walk(regex, call % days) is not None, days
     with pytest.raises(NotImplementedError, match="no integer in it"):
-        get_format("hermes").regex([bounded_tool({"minimum": 3, "exclusiveMaximum": 3})])
+        export.regex(get_format("hermes"), [bounded_tool({"minimum": 3, "exclusiveMaximum": 3})])
 
 
 def test_integer_bounds_from_every_draft() -> None:
@@ -296,7 +297,7 @@ def test_integer_ranges_spell_exactly_the_integers_in_range(
 def test_not_expressible(name: str) -> None:
     tools = json.loads(fixture_tools(name))
     with pytest.raises(NotImplementedError, match=NOT_EXPRESSIBLE[name]) as caught:
-        get_format(name).regex(tools)
+        export.regex(get_format(name), tools)
     assert "regex" in str(caught.value)
 
 
@@ -313,7 +314,7 @@ def test_recursive_schema_is_refused() -> None:
     }
     tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
     with pytest.raises(NotImplementedError, match="recursive schema reference"):
-        get_format("hermes").regex(tools)
+        export.regex(get_format("hermes"), tools)
 
 
 def test_free_form_depth() -> None:
@@ -321,8 +322,8 @@ def test_free_form_depth() -> None:
     flat = b'<tool_call>{"name": "f", "arguments": {"a": 1, "b": "x"}}</tool_call>'
     nested = b'<tool_call>{"name": "f", "arguments": {"a": [1, 2]}}</tool_call>'
     fmt = get_format("hermes")
-    assert walk(fmt.regex(tools), flat) is None
-    assert walk(fmt.regex(tools), nested) is not None
+    assert walk(export.regex(fmt, tools), flat) is None
+    assert walk(export.regex(fmt, tools), nested) is not None
     deeper = to_regex(fmt, tools, max_depth=2)
     assert walk(deeper, nested) is None
 
@@ -356,7 +357,7 @@ def test_outlines_index(name: str) -> None:
 def test_a_value_may_hold_its_closing_tag() -> None:
     """`</parameter>` ends a qwen3_coder value only before the next tag (a followed_by
     stop): elsewhere it is the value's own text, as the parser reads it."""
-    regex = get_format("qwen3_coder").regex([WEATHER_TOOL])
+    regex = export.regex(get_format("qwen3_coder"), [WEATHER_TOOL])
 
     def call(value: str, rest: str = "") -> bytes:
         return (
@@ -376,7 +377,7 @@ def test_an_open_block_of_calls_ends_the_output() -> None:
     """A DSML block's closer is optional, and its many(invoke) takes every invoke that
     comes: the export needs the closer unless the output ends, so that a call the parser
     would refuse cannot pass as content after a block that stopped early."""
-    regex = get_format("deepseek_v32").regex([WEATHER_TOOL], reasoning_in_prompt=False)
+    regex = export.regex(get_format("deepseek_v32"), [WEATHER_TOOL], reasoning_in_prompt=False)
     dsml = "\uff5cDSML\uff5c"  # (DeepSeek spells its markers with U+FF5C)
     opener, closer = f"<{dsml}function_calls>\n", f"</{dsml}function_calls>"
 

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 import toolparse
+from toolparse import export
 from engines import FIXTURES_DIR
 from helpers import WEATHER_TOOL
-from toolparse.export.structural_tag import to_structural_tag
+from toolparse.export.to_structural_tag import to_structural_tag
 from toolparse.formats import get_format
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -159,7 +160,7 @@ def test_structural_tag(name: str) -> None:
     tools = _tools(name)
     if name in NOT_EXPRESSIBLE:
         with pytest.raises(NotImplementedError, match=NOT_EXPRESSIBLE[name]):
-            fmt.structural_tag(tools)
+            export.structural_tag(fmt, tools)
         return
     tag = _tag(name)
     jsonschema.validate(tag, FORMAT_SHAPE)
@@ -201,7 +202,7 @@ def test_legacy_shape() -> None:
     tools = _tools("hermes")
     legacy = to_structural_tag(fmt, tools, legacy=True)
     jsonschema.validate(legacy, LEGACY_SHAPE)
-    tags = fmt.structural_tag(tools)["format"]
+    tags = export.structural_tag(fmt, tools)["format"]
     assert legacy["triggers"] == tags["triggers"]
     assert [(s["begin"], s["schema"], s["end"]) for s in legacy["structures"]] == [
         (t["begin"], t["content"]["json_schema"], t["end"]) for t in tags["tags"]
@@ -211,13 +212,13 @@ def test_legacy_shape() -> None:
 def test_tool_choice_flags() -> None:
     fmt = get_format("hermes")
     tools = _tools("hermes")
-    auto = fmt.structural_tag(tools)["format"]
+    auto = export.structural_tag(fmt, tools)["format"]
     assert not auto["at_least_one"] and not auto["stop_after_first"]
-    required = fmt.structural_tag(tools, tool_choice="required")["format"]
+    required = export.structural_tag(fmt, tools, tool_choice="required")["format"]
     assert required["at_least_one"] and not required["stop_after_first"]
-    one = fmt.structural_tag(tools, tool_choice="required", parallel_tool_calls=False)["format"]
+    one = export.structural_tag(fmt, tools, tool_choice="required", parallel_tool_calls=False)["format"]
     assert one["at_least_one"] and one["stop_after_first"]
-    named = fmt.structural_tag(
+    named = export.structural_tag(fmt, 
         tools, tool_choice={"type": "function", "function": {"name": "get_weather"}}
     )["format"]
     assert [t["begin"] for t in named["tags"]] == ['<tool_call>{"name":"get_weather","arguments":']
@@ -226,7 +227,7 @@ def test_tool_choice_flags() -> None:
 
 @cache
 def _tag(name: str) -> dict[str, Any]:
-    tag: dict[str, Any] = get_format(name).structural_tag(_tools(name))
+    tag: dict[str, Any] = export.structural_tag(get_format(name), _tools(name))
     return tag
 
 
@@ -370,7 +371,7 @@ _CITY = WEATHER_TOOL
     ],
 )
 def test_schema_is_enforced_in_the_body(name: str, good: bytes, bad: bytes) -> None:
-    spec = get_format(name).structural_tag([_CITY])["format"]["tags"][0]
+    spec = export.structural_tag(get_format(name), [_CITY])["format"]["tags"][0]
     grammar = _grammar(spec["content"]["grammar"])
     assert len(good) in _body_ends(grammar, good + spec["end"].encode())
     assert len(bad) not in _body_ends(grammar, bad + spec["end"].encode())
@@ -386,7 +387,7 @@ def test_schema_is_enforced_in_the_body(name: str, good: bytes, bad: bytes) -> N
 )
 def test_call_in_the_tags_spelling(name: str, body: bytes) -> None:
     fmt = get_format(name)
-    spec = fmt.structural_tag([_CITY])["format"]["tags"][0]
+    spec = export.structural_tag(fmt, [_CITY])["format"]["tags"][0]
     grammar = _grammar(spec["content"]["grammar"])
     assert len(body) in _body_ends(grammar, body)
     text = spec["begin"] + body.decode() + spec["end"]

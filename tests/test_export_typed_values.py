@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import toolparse
+from toolparse import export
 from test_export_lark import run
 from toolparse.formats import get_format
 
@@ -59,11 +60,11 @@ def taken_with_a_call_required(
     with a call required, takes the output."""
     fmt = get_format(name)
     if method == "lark":
-        return run(fmt.lark(tools, tool_choice="required"), output) is None
+        return run(export.lark(fmt, tools, tool_choice="required"), output) is None
     if method == "gbnf":
-        grammar = fmt.gbnf(tools, tool_choice="required")["grammar"]
+        grammar = export.gbnf(fmt, tools, tool_choice="required")["grammar"]
         return run(gbnf_to_lark(grammar), output) is None
-    return walk(fmt.regex(tools, tool_choice="required"), output) is None
+    return walk(export.regex(fmt, tools, tool_choice="required"), output) is None
 
 
 @pytest.mark.parametrize("method", ["lark", "regex", "gbnf"])

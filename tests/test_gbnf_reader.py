@@ -8,6 +8,7 @@ import pytest
 
 from gbnf_reader import GbnfError, read_gbnf
 from test_export_lark import CALL_OBJECTS, WEATHER, run
+from toolparse import export
 from toolparse.formats import get_format
 
 llguidance = pytest.importorskip("llguidance")
@@ -50,7 +51,7 @@ def test_no_lexer_decides_for_the_grammar() -> None:
 @pytest.mark.parametrize(("obj", "taken"), CALL_OBJECTS.items())
 def test_agrees_with_llguidance_on_a_gbnf_export(obj: str, taken: bool) -> None:
     tool = {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}
-    gbnf = get_format("hermes").gbnf([tool])["grammar"]
+    gbnf = export.gbnf(get_format("hermes"), [tool])["grammar"]
     output = f"<tool_call>{obj}</tool_call>"
     assert (len(output) in read_gbnf(gbnf).ends(output)) == taken
     assert (run(gbnf_to_lark(gbnf), output.encode()) is None) == taken

@@ -1,4 +1,4 @@
-"""The dispatch guard (toolparse.guard): the allowlist, read-only against side-effecting
+"""The dispatch guard (toolparse.agent.guard): the allowlist, read-only against side-effecting
 tools, repaired calls, calls after a parse error, and the circuit breaker."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import toolparse
 from engines import FIXTURE_IDS, FIXTURES, Fixture, run_events
 from toolparse import Message, ParseError, ToolCall, ToolCallEnd
-from toolparse.guard import Decision, Guard, GuardPolicy, TurnReview
-from toolparse.validate import CallValidation, ToolValidator, ValidationReport
+from toolparse.agent.guard import Decision, Guard, GuardPolicy, TurnReview
+from toolparse.agent.validate import CallValidation, ToolValidator, ValidationReport
 
 pytest.importorskip("jsonschema_rs")
 

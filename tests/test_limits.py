@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import toolparse
+from toolparse.stream import native_program
 from engines import ENGINES, FIXTURES, Fixture, merge_deltas, random_sizes, run_events
 from toolparse import (
     BatchParser,
@@ -280,12 +281,12 @@ def test_the_core_takes_a_deeper_limit_than_python() -> None:
     """Through the C API a limit past 512 holds for the whole call too."""
     from types import SimpleNamespace
 
-    from toolparse._core import NativeStream
+    from toolparse._native import NativeStream
     from toolparse.formats import get_format
 
     limits = SimpleNamespace(**{**vars(Limits()), "max_depth": 800})
     stream = NativeStream(
-        get_format("hermes").native_program, "start", None, lambda: "id", False, limits
+        native_program(get_format("hermes")), "start", None, lambda: "id", False, limits
     )
     deep = "[" * 700 + "]" * 700
     stream.feed(call('{"a": ' + deep + "}"))

@@ -28,7 +28,7 @@ from toolparse import (
     ToolCallStart,
     parse,
 )
-from toolparse.openai import (
+from toolparse.wire.openai import (
     ChunkAccumulator,
     ChunkEncoder,
     from_chunks,
@@ -624,12 +624,3 @@ def test_from_chunks_reads_sdk_objects(fixture: Fixture) -> None:
     objects = sdk_chunks(chunks)
     assert_same_message(from_chunks(objects), message)
     assert from_chunks(objects, error_field=ERRORS).errors == message.errors
-
-
-def test_message_to_openai_is_the_message_method() -> None:
-    message = parse(
-        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>',
-        "hermes",
-        seed=1,
-    )
-    assert message.to_openai() == message_to_openai(message)

@@ -18,7 +18,7 @@ from toolparse import BatchParser, Limits, ParseError, StreamParser, Vocab
 pytestmark = pytest.mark.skipif("native" not in ENGINES, reason="pools are the core's")
 
 if "native" in ENGINES:
-    from toolparse._core import NativePool
+    from toolparse._native import NativePool
 
 VOCAB = Vocab([bytes([b]) for b in range(256)])
 CALL = b'<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'

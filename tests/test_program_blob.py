@@ -7,7 +7,7 @@ import random
 import pytest
 
 import toolparse
-from toolparse._core import NativeProgram, NativeStream
+from toolparse._native import NativeProgram, NativeStream
 
 
 def mutations(blob: bytes, seed: int, count: int) -> list[bytes]:

@@ -15,7 +15,7 @@ import pytest
 
 from engines import ENGINES, merge_deltas, run_events
 from toolparse import Format, StreamParser
-from toolparse.response_template import from_response_template
+from toolparse.derive.response_template import from_response_template
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -390,7 +390,7 @@ def run(fmt: Format, data: bytes, engine: str, sizes: list[int] | None) -> Any:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_format_from_response_template_is_a_format(name: str) -> None:
     spec, _ = CASES[name]
-    fmt = Format.from_response_template(spec, name=f"rt_{name}")
+    fmt = from_response_template(spec, name=f"rt_{name}")
     assert isinstance(fmt, Format) and fmt.name == f"rt_{name}"
     assert fmt.markers and fmt.examples
 
@@ -401,7 +401,7 @@ def test_format_from_response_template_is_a_format(name: str) -> None:
 )
 def test_outputs_parse_whole_and_byte_by_byte(name: str, case: int, engine: str) -> None:
     spec, cases = CASES[name]
-    fmt = Format.from_response_template(spec)
+    fmt = from_response_template(spec)
     text, reasoning, content, calls, errors = cases[case]
     data = text.encode()
     events, message = run(fmt, data, engine, None)
@@ -417,7 +417,7 @@ def test_outputs_parse_whole_and_byte_by_byte(name: str, case: int, engine: str)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_both_engines_give_the_same_events(name: str) -> None:
     spec, cases = CASES[name]
-    fmt = Format.from_response_template(spec)
+    fmt = from_response_template(spec)
     for text, *_ in cases:
         runs = [run(fmt, text.encode(), engine, None)[0] for engine in ENGINES]
         assert runs[0] == runs[1]
@@ -426,7 +426,7 @@ def test_both_engines_give_the_same_events(name: str) -> None:
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_examples_parse(name: str, engine: str) -> None:
-    fmt = Format.from_response_template(CASES[name][0])
+    fmt = from_response_template(CASES[name][0])
     for example in fmt.examples:
         _, message = run(fmt, example.encode(), engine, None)
         assert message.tool_calls and not message.errors
@@ -538,14 +538,14 @@ UNSUPPORTED = [
 @pytest.mark.parametrize(("label", "spec", "message"), UNSUPPORTED, ids=[u[0] for u in UNSUPPORTED])
 def test_unsupported_shapes_are_a_clear_error(label: str, spec: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        Format.from_response_template(spec)
+        from_response_template(spec)
 
 
 def test_detect_format_without_jinja2_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     # detect_format's one dependency is optional; without it the error names the extra
     import sys
 
-    from toolparse import detect_format
+    from toolparse.derive import detect_format
 
     monkeypatch.setitem(sys.modules, "jinja2.sandbox", None)
     with pytest.raises(ImportError, match=r"toolparse\[templates\]"):

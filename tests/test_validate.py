@@ -1,4 +1,4 @@
-"""Schema validation of tool calls (toolparse.validate): the issues it reports, strict
+"""Schema validation of tool calls (toolparse.agent.validate): the issues it reports, strict
 mode, unknown tools, the feedback for the model and its example calls in every format."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 import toolparse
 from engines import FIXTURE_IDS, FIXTURES, Fixture
 from toolparse import FORMATS, Message, ToolCall
-from toolparse.validate import (
+from toolparse.tools import read_tools, strict_schema
+from toolparse.agent.validate import (
     INSTALL_HINT,
     MISSING,
     ToolValidator,
@@ -23,8 +24,6 @@ from toolparse.validate import (
     describe_value,
     format_path,
     render_call,
-    strict_schema,
-    tool_specs,
     validate,
 )
 
@@ -303,7 +302,7 @@ def test_a_strict_schema_cannot_allow_extra_fields() -> None:
     with pytest.raises(ValueError, match="strict mode needs additionalProperties false"):
         strict_schema(open_object, tool="t")
     with pytest.raises(ValueError, match="tool 'loose'"):
-        tool_specs([function("loose", open_object, strict=True)])
+        read_tools([function("loose", open_object, strict=True)])
 
 
 @needs_backend

@@ -6,6 +6,21 @@ from .limits import Limits
 from .message import Message, ParseError, ToolCall
 
 Dialect = Literal["strict", "lenient", "python"]
+
+def configure(
+    *,
+    raise_for_status: Callable[[int], Any],
+    marker_bytes: Callable[[object], list[bytes]],
+    parse_error: type[ParseError],
+    tool_call: type[ToolCall],
+    repair_arguments: Callable[[str], str | None],
+    unknown_tool: Callable[[str], str],
+    default_limits: Limits,
+    limit_names: tuple[str, ...],
+    error_kinds: tuple[str, ...],
+    messages: tuple[str | None, ...],
+    first_limit_message: int,
+) -> None: ...
 Match = tuple[int, int, int]
 Data = str | bytes | bytearray | memoryview
 

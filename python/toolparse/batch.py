@@ -27,7 +27,7 @@ import functools
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from ._core import BatchEvents, NativeBatch, NativePool, NativeStream
+from ._native import BatchEvents, NativeBatch, NativePool, NativeStream
 from .events import Event
 from .formats import Format, get_format
 from .limits import Limits

@@ -9,23 +9,21 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Protocol, TextIO
 
-from . import (
+from . import formats
+from .events import (
     ContentDelta,
     End,
     Event,
-    JsonScanner,
-    MarkerTrie,
     ParseError,
     ReasoningDelta,
-    StreamParser,
     ToolCallArgsDelta,
     ToolCallEnd,
     ToolCallStart,
-    formats,
-    get_format,
 )
-from .formats import Format
+from .formats import Format, get_format
 from .message import Message, ToolCall
+from .primitives import JsonScanner, MarkerTrie
+from .stream import StreamParser
 
 
 class CommandError(Exception):

@@ -6,10 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .errors import ToolparseError
+
 ErrorKind = Literal["incomplete", "invalid_arguments", "unexpected", "unknown_tool", "limit"]
 
 
-class ParseError(Exception):
+class ParseError(ToolparseError):
     """A protocol error in the stream, delivered as an event (and raisable).
 
     kind: "incomplete" (the stream ended inside a call), "invalid_arguments" (the call's
@@ -90,15 +92,3 @@ class Message:
     tool_calls: list[ToolCall] = field(default_factory=list)
     errors: list[ParseError] = field(default_factory=list)
     finish_reason: str | None = None
-
-    def to_openai(self) -> dict[str, Any]:
-        """This message as an OpenAI chat-completion assistant message (toolparse.openai)."""
-        from .openai import message_to_openai  # toolparse.openai imports this module
-
-        return message_to_openai(self)
-
-    def to_anthropic(self) -> dict[str, Any]:
-        """This message as an Anthropic Messages assistant message (toolparse.anthropic)."""
-        from .anthropic import message_to_anthropic  # it imports this module
-
-        return message_to_anthropic(self)

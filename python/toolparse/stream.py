@@ -7,19 +7,34 @@ import random
 import secrets
 import string
 import struct
+import weakref
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ._core import NativePool, NativeStream, NativeTools
 from .events import End, Event
 from .formats import Format, get_format
 from .limits import DEFAULT_LIMITS, Limits
 from .message import Message
-from .reference.emitter import param_schemas, param_types
+from .tools import param_types
+from .reference.emitter import param_schemas
 from .reference.m3value import encode_node
 from .reference.stream import ReferenceStream
-from .vocab import Vocab
+
+if TYPE_CHECKING:
+    from ._native import NativePool, NativeProgram, NativeStream, NativeTools
+    from .vocab import Vocab
+
+# The reference engine runs where the compiled core is not built; the native engine, the
+# default, then fails with the import's own error: no silent fallback.
+try:
+    from . import _native
+except ModuleNotFoundError as missing:  # pragma: no cover - the core is built in the tests
+    if missing.name != f"{__package__}._core":
+        raise
+    _NO_CORE: ModuleNotFoundError | None = missing
+else:
+    _NO_CORE = None
 
 Engine = Literal["native", "reference"]
 # Finish reasons that mean the output was cut off, not ended by the model: a call that
@@ -40,6 +55,23 @@ _TYPE_CODES = {
 # Random bytes to id characters in one translate() call (the modulo bias is harmless for
 # ids, and a call costs well under a microsecond).
 _ID_TABLE = bytes(ord(_ID_ALPHABET[b % len(_ID_ALPHABET)]) for b in range(256))
+
+
+_NATIVE_PROGRAMS: dict[tuple[int, bool], NativeProgram] = {}
+
+
+def native_program(fmt: Format, repair: bool = False) -> NativeProgram:
+    """The format's program (its repair program with repair=True, where it has one)
+    loaded into the C core once, shared by every native stream; dropped with the format."""
+    key = (id(fmt), repair and fmt.repair_grammar is not None)
+    program = _NATIVE_PROGRAMS.get(key)
+    if program is None:
+        compiled = fmt.repair_program if key[1] else fmt.program
+        assert compiled is not None
+        program = _NATIVE_PROGRAMS.setdefault(key, _native.NativeProgram(compiled.to_bytes()))
+        # an id is reused only once its object is gone, and this runs as it goes
+        weakref.finalize(fmt, _NATIVE_PROGRAMS.pop, key, None)
+    return program
 
 
 def id_generator(seed: int | None = None) -> Callable[[], str]:
@@ -89,13 +121,13 @@ def native_tools(tools: list[dict[str, Any]]) -> NativeTools:
     try:
         key = json.dumps(tools, ensure_ascii=False)
     except (TypeError, ValueError):  # not JSON (a set, a cycle): built for this parser
-        return NativeTools(tools_blob(tools))
+        return _native.NativeTools(tools_blob(tools))
     return _native_tools_of(key)
 
 
 @lru_cache(maxsize=64)
 def _native_tools_of(tools_json: str) -> NativeTools:
-    return NativeTools(tools_blob(json.loads(tools_json)))
+    return _native.NativeTools(tools_blob(json.loads(tools_json)))
 
 
 class StreamParser:
@@ -159,6 +191,8 @@ class StreamParser:
         self.repair = repair
         if engine not in ("native", "reference"):
             raise ValueError(f"unknown engine {engine!r}")
+        if engine == "native" and _NO_CORE is not None:
+            raise _NO_CORE
         self.engine = engine
         self.tools = tools
         self._entry = self.format.entry(reasoning_in_prompt)
@@ -175,9 +209,8 @@ class StreamParser:
         """Starts over for the next response, keeping the format and options."""
         ids = self._id_factory or id_generator(self._seed)
         if self.engine == "native":
-            program = self.format.native_repair_program if self.repair else None
-            self._stream = NativeStream(
-                program or self.format.native_program,
+            self._stream = _native.NativeStream(
+                native_program(self.format, self.repair),
                 self._entry,
                 self._native_tools,
                 ids,
@@ -202,7 +235,7 @@ class StreamParser:
         self._finish_reason: str | None = None
         # feed() is the per-token call: the stream's own method, without a Python frame.
         self.feed = self._stream.feed  # type: ignore[method-assign,assignment]
-        if self._on_new_stream is not None and isinstance(self._stream, NativeStream):
+        if self._on_new_stream is not None and isinstance(self._stream, _native.NativeStream):
             self._on_new_stream(self._stream)
 
     def feed(self, text: str | bytes) -> list[Event]:
@@ -221,7 +254,7 @@ class StreamParser:
         their bytes, looked up in the vocab given to the parser."""
         if self.vocab is None:
             raise ValueError("feed_tokens() needs StreamParser(..., vocab=toolparse.Vocab(...))")
-        if isinstance(self._stream, NativeStream):
+        if isinstance(self._stream, _native.NativeStream):
             return self._stream.feed_tokens(self.vocab.native, ids)
         return self._stream.feed_tokens(self.vocab, token_ids(ids))
 

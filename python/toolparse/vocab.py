@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from ._core import NativeVocab
+from ._native import NativeVocab
 
 Encoding = Literal["byte_level", "sentencepiece", "utf8"]
 _SP_SPACE = "\u2581"

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import grammar as g
-from ..reference.emitter import schema_types
-from ..reference.m3value import MAX_DEPTH as M3_MAX_DEPTH
-from ..reference.m3value import NS as M3_NS
+from ..formats.minimax_m3 import NS as M3_NS
+from ..formats.minimax_m3 import VALUE_MAX_DEPTH as M3_MAX_DEPTH
+from ..tools import chosen_name, read_tools, schema_types
 from ._prefix import after_literals, commit_prefixes, exclusions
 
 # -- the expression language -------------------------------------------------------------
@@ -176,22 +176,6 @@ def _function(tool: Mapping[str, Any]) -> Mapping[str, Any]:
     return fn
 
 
-def strict_schema(schema: Any) -> Any:
-    """OpenAI's strict mode: every object lists all its properties as required and
-    allows no others."""
-    if isinstance(schema, list):
-        return [strict_schema(s) for s in schema]
-    if not isinstance(schema, Mapping):
-        return schema
-    out = {k: strict_schema(v) for k, v in schema.items()}
-    if out.get("type") == "object" or "properties" in out:
-        out.setdefault("additionalProperties", False)
-        props = out.get("properties")
-        if isinstance(props, Mapping):
-            out["required"] = list(props)
-    return out
-
-
 _DEFS = ("$defs", "definitions")
 _SUBSCHEMAS = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -229,14 +213,7 @@ def either_order(schema: Any) -> Any:
 
 
 def tool_list(tools: Sequence[Mapping[str, Any]]) -> list[Tool]:
-    out = []
-    for tool in tools:
-        fn = _function(tool)
-        schema = fn.get("parameters") or {"type": "object"}
-        if fn.get("strict") is True:
-            schema = strict_schema(schema)
-        out.append(Tool(fn["name"], schema))
-    return out
+    return [Tool(tool.name, tool.parameters) for tool in read_tools(tools)]
 
 
 def allowed_tools(
@@ -246,7 +223,7 @@ def allowed_tools(
     the counts listed)."""
     listed = tool_list(tools)
     if isinstance(tool_choice, Mapping):
-        name = _function(tool_choice).get("name")
+        name = chosen_name(tool_choice)
         chosen = [t for t in listed if t.name == name]
         if not chosen:
             raise ValueError(f"tool_choice names {name!r}, which is not in tools")

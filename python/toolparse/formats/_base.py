@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Literal
 
-from .._core import NativeProgram
 from ..grammar import (
     Grammar,
     Node,
@@ -91,111 +89,8 @@ class Format:
         return self.program.to_bytes()
 
     @cached_property
-    def native_program(self) -> NativeProgram:
-        """The program loaded into the C core once, shared by every native stream."""
-        return NativeProgram(self.program_bytes)
-
-    @cached_property
     def repair_program(self) -> Program | None:
         return self.repair_grammar.compile() if self.repair_grammar else None
-
-    @cached_property
-    def native_repair_program(self) -> NativeProgram | None:
-        program = self.repair_program
-        return NativeProgram(program.to_bytes()) if program else None
-
-    @staticmethod
-    def from_response_template(
-        obj: Mapping[str, Any], *, name: str = "response_template"
-    ) -> Format:
-        """A format built from a Hugging Face ``response_template`` or ``response_schema``
-        (or a tokenizer config holding one); see toolparse.response_template."""
-        from ..response_template import from_response_template
-
-        return from_response_template(obj, name=name)
-
-    def lark(
-        self,
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        tool_choice: str | Mapping[str, Any] = "auto",
-        parallel_tool_calls: bool = True,
-        reasoning_in_prompt: bool | None = None,
-        special_tokens: Collection[str] = (),
-    ) -> str:
-        """This format as an llguidance Lark grammar for these tools: what the model may
-        emit, each call's arguments checked by its tool's JSON Schema (docs/export.md).
-        special_tokens: markers the tokenizer holds as special tokens (written <|...|>)."""
-        from ..export.lark import to_lark
-
-        return to_lark(
-            self,
-            tools,
-            tool_choice=tool_choice,
-            parallel_tool_calls=parallel_tool_calls,
-            reasoning_in_prompt=reasoning_in_prompt,
-            special_tokens=special_tokens,
-        )
-
-    def structural_tag(
-        self,
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        tool_choice: str | Mapping[str, Any] = "auto",
-        parallel_tool_calls: bool = True,
-    ) -> dict[str, Any]:
-        """This format's calls as an xgrammar structural tag for these tools: per tool the
-        text that begins its call, what lies between (its arguments schema, or a grammar
-        where the call's body is not one JSON value) and the text that ends it, and the
-        triggers (docs/export.md)."""
-        from ..export.structural_tag import to_structural_tag
-
-        return to_structural_tag(
-            self, tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls
-        )
-
-    def gbnf(
-        self,
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        tool_choice: str | Mapping[str, Any] = "auto",
-        parallel_tool_calls: bool = True,
-        reasoning_in_prompt: bool | None = None,
-    ) -> dict[str, Any]:
-        """This format as llama.cpp GBNF for these tools, with how llama.cpp applies it:
-        {"grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens"}
-        (docs/export.md)."""
-        from ..export.gbnf import to_gbnf
-
-        return to_gbnf(
-            self,
-            tools,
-            tool_choice=tool_choice,
-            parallel_tool_calls=parallel_tool_calls,
-            reasoning_in_prompt=reasoning_in_prompt,
-        )
-
-    def regex(
-        self,
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        tool_choice: str | Mapping[str, Any] = "auto",
-        parallel_tool_calls: bool = True,
-        reasoning_in_prompt: bool | None = None,
-    ) -> str:
-        """This format as one regular expression for these tools, as outlines-core reads
-        it (Rust regex syntax, no lookaround): the whole output must match it
-        (docs/export.md).  NotImplementedError where the format or a schema nests to any
-        depth or writes Python values."""
-        from ..export.regex import to_regex
-
-        return to_regex(
-            self,
-            tools,
-            tool_choice=tool_choice,
-            parallel_tool_calls=parallel_tool_calls,
-            reasoning_in_prompt=reasoning_in_prompt,
-        )
 
     def entry(self, reasoning_in_prompt: bool | None) -> str:
         in_prompt = self.reasoning_in_prompt if reasoning_in_prompt is None else reasoning_in_prompt

@@ -102,6 +102,8 @@ from ._base import Format, reasoning_rules
 from .minimax_m2 import invoke_rules
 
 NS = "]<]minimax[>["
+# how deep a nested value is typed by its schema and read as tags (TP_M3_MAX_DEPTH)
+VALUE_MAX_DEPTH = 32
 BLOCK_OPEN, BLOCK_CLOSE = NS + "<tool_call>", NS + "</tool_call>"
 INVOKE_OPEN, INVOKE_CLOSE = NS + '<invoke name="', NS + "</invoke>"
 TAG_OPEN, TAG_CLOSE = NS + "<", NS + "</"

@@ -1,17 +1,18 @@
-"""Pure-Python twin of the event builder (csrc/stream.c): semantic ops to events.
+"""Pure-Python twin of the event builder (csrc/emit.c): semantic ops to events.
 
-The VM hands over tagged bytes once they are certain (reasoning/vm.py); this turns them
+The VM hands over tagged bytes once they are certain (reference/vm.py); this turns them
 into the public events and keeps the Message so far.  docs/engine.md specifies it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import grammar as g
+from ..errors import Msg, message, unknown_tool
 from ..events import (
     ContentDelta,
     ReasoningDelta,
@@ -22,19 +23,20 @@ from ..events import (
 from ..limits import DEFAULT_LIMITS, Limits
 from ..message import ParseError, ToolCall
 from ..repair import repair_arguments
+from ..tools import ParamTypes, param_types, read_tools, schema_types, tool_names
 from .gemmavalue import FUNCTIONGEMMA_QUOTE, gemma_value_to_json
 from .json import JsonScanner
 from .m3value import SchemaNode, m3_value_to_json, schema_node
 from .pyliteral import python_literal_to_json
 
-ParamTypes = dict[str, dict[str, tuple[str, ...]]]
 
 _TEXT_ROLES = ("reasoning", "content")
 _CAPTURE_PARENTS = ("tool_name", "tool_id", "param_name")
-_ERROR_MESSAGES = {
-    "incomplete": "the stream ended inside a tool call",
-    "invalid_arguments": "the tool call's arguments are not valid",
-    "unexpected": "input the format does not accept here",
+# a parse error's message by its kind, where the kind says it all
+_KIND_MESSAGES = {
+    "incomplete": message(Msg.ENDED_INSIDE_CALL),
+    "invalid_arguments": message(Msg.INVALID_ARGUMENTS),
+    "unexpected": message(Msg.UNEXPECTED),
 }
 
 
@@ -80,29 +82,15 @@ def json_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def param_types(tools: list[dict[str, Any]] | None) -> ParamTypes:
-    """tool name -> parameter name -> JSON schema types, from an OpenAI tools list."""
-    table: ParamTypes = {}
-    for tool in tools or ():
-        function = tool.get("function", tool)
-        schema = function.get("parameters") or {}
-        props = schema.get("properties") or {}
-        table[function["name"]] = {name: schema_types(spec) for name, spec in props.items()}
-    return table
-
-
-def param_schemas(tools: list[dict[str, Any]] | None) -> dict[str, dict[str, SchemaNode]]:
+def param_schemas(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, dict[str, SchemaNode]]:
     """tool name -> parameter name -> schema node (types, properties, items), for values
     written as nested tags."""
-    table: dict[str, dict[str, SchemaNode]] = {}
-    for tool in tools or ():
-        function = tool.get("function", tool)
-        schema = function.get("parameters") or {}
-        props = schema.get("properties") or {}
-        table[function["name"]] = {
-            name: schema_node(spec, schema_types) for name, spec in props.items()
+    return {
+        tool.name: {
+            name: schema_node(spec, schema_types) for name, spec in tool.parameter_schemas.items()
         }
-    return table
+        for tool in read_tools(tools)
+    }
 
 
 @dataclass(frozen=True)
@@ -115,33 +103,8 @@ class ToolTable:
     known: frozenset[str] | None
 
     @classmethod
-    def of(cls, tools: list[dict[str, Any]] | None) -> ToolTable:
-        types = param_types(tools)
-        known = frozenset(types) if tools is not None else None
-        return cls(types, param_schemas(tools), known)
-
-
-def schema_types(spec: Any) -> tuple[str, ...]:
-    """The JSON types a schema allows, in its order (a schema that names none is a
-    string): what a typed value is read as."""
-    if not isinstance(spec, dict):
-        return ("string",)
-    kind = spec.get("type")
-    if isinstance(kind, str):
-        return (kind,)
-    if isinstance(kind, list):
-        return tuple(k for k in kind if isinstance(k, str))
-    for union in ("anyOf", "oneOf"):
-        if isinstance(spec.get(union), list):
-            found: list[str] = []
-            for option in spec[union]:
-                found += [k for k in schema_types(option) if k not in found]
-            return tuple(found)
-    if "properties" in spec:
-        return ("object",)
-    if "items" in spec:
-        return ("array",)
-    return ("string",)
+    def of(cls, tools: Sequence[Mapping[str, Any]] | None) -> ToolTable:
+        return cls(param_types(tools), param_schemas(tools), tool_names(tools))
 
 
 def _strict_json_kind(text: str) -> str | None:
@@ -382,7 +345,7 @@ class Emitter:
             self.call = _Call()
         elif call is not None and role == "tool_args":
             if call.has_args or call.params:
-                self._call_error("invalid_arguments", "the call has two sets of arguments", out)
+                self._call_error("invalid_arguments", message(Msg.TWO_ARGUMENTS), out)
             call.has_args = call.begun = True
             self._announce(out)
         elif call is not None and role == "repaired":
@@ -481,7 +444,7 @@ class Emitter:
             elif frame.decode == g.DECODE_MINIMAX_M3:
                 converted = m3_value_to_json(bytes(frame.data), call.param_node, typed_value)
                 if converted is None:
-                    self._call_error("invalid_arguments", _ERROR_MESSAGES["invalid_arguments"], out)
+                    self._call_error("invalid_arguments", message(Msg.INVALID_ARGUMENTS), out)
                 else:
                     self._args(converted, out)
             else:
@@ -501,13 +464,13 @@ class Emitter:
         if call.dead:
             return
         if call.name is not None:
-            self._call_error("invalid_arguments", "the call has two names", out)
+            self._call_error("invalid_arguments", message(Msg.TWO_NAMES), out)
             return
         if not name:
-            self._call_error("invalid_arguments", "the call has an empty name", out)
+            self._call_error("invalid_arguments", message(Msg.EMPTY_NAME), out)
             return
         if self.known_tools is not None and name not in self.known_tools:
-            self._call_error("unknown_tool", f"{name!r} is not one of the given tools", out)
+            self._call_error("unknown_tool", unknown_tool(name), out)
             return
         call.name = name
         if call.begun:
@@ -566,7 +529,7 @@ class Emitter:
         if self.stopped:
             return  # announcing it met the limit on calls
         if call.name is None:
-            self._call_error("invalid_arguments", "the call has no name", out)
+            self._call_error("invalid_arguments", message(Msg.NO_NAME), out)
             return
         if call.params:
             self._args("}", out)
@@ -580,14 +543,14 @@ class Emitter:
         except ValueError:
             arguments = None
         if self.repair and call.repaired and not call.has_args and not call.params:
-            self._call_error("incomplete", _ERROR_MESSAGES["incomplete"], out)
+            self._call_error("incomplete", message(Msg.ENDED_INSIDE_CALL), out)
             return  # repair never invents arguments
         repaired = self.repair and (call.repaired or not isinstance(arguments, dict))
         if repaired:
             fixed = repair_arguments(arguments_json)
             arguments_json, arguments = fixed or "", json.loads(fixed) if fixed else None
         if not isinstance(arguments, dict):
-            self._call_error("invalid_arguments", "the arguments are not a JSON object", out)
+            self._call_error("invalid_arguments", message(Msg.NOT_AN_OBJECT), out)
             return
         assert call.index is not None and call.carried_id is not None
         if self.repair:
@@ -640,7 +603,7 @@ class Emitter:
         if call is not None and kind == "unexpected":
             kind = "invalid_arguments"  # inside a call envelope, bad input is a bad call
         index = call.index if call is not None and not call.dead else None
-        error = ParseError(kind, _ERROR_MESSAGES.get(kind, kind), index, offset)
+        error = ParseError(kind, _KIND_MESSAGES.get(kind, kind), index, offset)
         self.errors.append(error)
         out.append(error)
         if call is not None:

@@ -21,8 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-NS = "]<]minimax[>["
-MAX_DEPTH = 32  # schema levels kept, tag levels read (TP_M3_MAX_DEPTH)
+from ..formats.minimax_m3 import NS
+from ..formats.minimax_m3 import VALUE_MAX_DEPTH as MAX_DEPTH
+
 MAX_TYPES = 64  # types one schema node may list (TP_M3_MAX_TYPES)
 _SPACE = " \t\r\n"
 

@@ -4,7 +4,7 @@ Python event builder, with the same interface as the native stream (src/stream.p
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._common import as_bytes
 from ..grammar import Program
@@ -12,8 +12,13 @@ from ..limits import DEFAULT_LIMITS, Limits
 from .emitter import Emitter, ToolTable
 from .vm import VM
 
-if TYPE_CHECKING:
-    from ..vocab import Vocab
+
+class Vocab(Protocol):
+    """What feed_tokens reads of a toolparse.Vocab."""
+
+    def decode(self, ids: list[int]) -> bytes: ...
+
+    def special_starts(self, ids: list[int]) -> list[int]: ...
 
 
 class ReferenceStream:

@@ -67,8 +67,8 @@ import string
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-from .events import ContentDelta, End, Event, ReasoningDelta, ToolCallEnd
-from .message import Message, ToolCall
+from ..events import ContentDelta, End, Event, ReasoningDelta, ToolCallEnd
+from ..message import Message, ToolCall
 
 ToolUsePlacement = Literal["at_end", "as_completed"]
 Signer = Callable[[str], str]

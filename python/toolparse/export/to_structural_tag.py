@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from . import _ir as ir
-from . import gbnf
+from . import to_gbnf as gbnf
 
 # a way through an expression: (text before the arguments, text after them or None when
 # the way holds no arguments)

@@ -27,7 +27,7 @@ from ._regex import (
     text_chunks,
     text_stops,
 )
-from .regex import lexeme_writer as regex_writer
+from .to_regex import lexeme_writer as regex_writer
 
 # the largest lexeme a call after a marker that is also text is written as (tried_first,
 # and alone()'s call of any tool), in characters of regex: llguidance builds a lexer

@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .formats import FORMATS, Format
-from .formats._derived import (
+from ..formats import FORMATS, Format
+from ..stream import parse
+from ._derived import (
     Reasoning,
     XmlShape,
     bracket_json,
@@ -41,7 +42,6 @@ from .formats._derived import (
     name_tag_json,
     xml_params,
 )
-from .stream import parse
 
 __all__ = ["PROBE_TOOLS", "Detection", "detect_format", "render_probes"]
 

@@ -20,7 +20,7 @@ path it opens with O_APPEND, one ``write`` per line, so processes may share the 
 
 A record (``"version": 1``)::
 
-    {"record": "toolparse.audit", "version": 1, "id": "<uuid hex>",
+    {"record": "toolparse.agent.audit", "version": 1, "id": "<uuid hex>",
      "time": "2025-01-31T12:00:00.000000Z", "toolparse": "0.1.0", "format": "qwen3",
      "options": {"tools": [...] | null, "reasoning_in_prompt": false, "repair": false,
                  "engine": "native"},
@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, Any, Literal, Protocol
 
-from .events import (
+from ..events import (
     ContentDelta,
     End,
     Event,
@@ -84,10 +84,10 @@ from .events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from .message import Message, ParseError, ToolCall
-from .stream import Engine, StreamParser
+from ..message import Message, ParseError, ToolCall
+from ..stream import Engine, StreamParser
 
-RECORD_KIND = "toolparse.audit"
+RECORD_KIND = "toolparse.agent.audit"
 RECORD_VERSION = 1
 GENERATED_ID = "<generated id>"
 
@@ -269,7 +269,7 @@ def _json_copy(value: Any, what: str) -> Any:
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__
 

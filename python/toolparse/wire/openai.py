@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import (
+from ..events import (
     ContentDelta,
     End,
     Event,
@@ -47,8 +47,8 @@ from .events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from .message import Message, ParseError, ToolCall
-from .stream import id_generator
+from ..message import Message, ParseError, ToolCall
+from ..stream import id_generator
 
 __all__ = [
     "ChunkAccumulator",

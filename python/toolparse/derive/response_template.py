@@ -1,4 +1,4 @@
-"""Formats from Hugging Face response templates: ``Format.from_response_template(obj)``.
+"""Formats from Hugging Face response templates: ``from_response_template(obj)``.
 
 A tokenizer config may describe how to parse the model's output, in one of two shapes
 (transformers' chat response parsing; vLLM's response_template parser reads the first):
@@ -33,8 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .formats._base import Format
-from .formats._derived import (
+from ..formats._base import Format
+from ._derived import (
     Reasoning,
     XmlShape,
     bracket_json,

@@ -47,9 +47,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .events import Event, ToolCallEnd
-from .message import Message, ParseError, ToolCall
-from .validate import CallValidation, ValidationReport, tool_specs
+from ..events import Event, ToolCallEnd
+from ..message import Message, ParseError, ToolCall
+from ..tools import read_tools
+from .validate import CallValidation, ValidationReport
 
 RefusalReason = Literal[
     "not_validated",
@@ -95,7 +96,7 @@ class GuardPolicy:
     ) -> GuardPolicy:
         """Every function tool of an OpenAI tools list allowed; `read_only` names the
         ones without side effects (each must be in the list)."""
-        names = frozenset(spec.name for spec in tool_specs(tools))
+        names = frozenset(spec.name for spec in read_tools(tools))
         read = frozenset(read_only)
         unknown = sorted(read - names)
         if unknown:

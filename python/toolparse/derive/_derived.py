@@ -25,6 +25,7 @@ import json as _json
 import re
 from dataclasses import dataclass
 
+from ..formats._base import Format, call_array, reasoning_rules, skip_past
 from ..grammar import (
     Grammar,
     Node,
@@ -44,7 +45,6 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import Format, call_array, reasoning_rules, skip_past
 
 _BREAKS = re.compile(r"\s*[\r\n]\s*")
 _NAME_WS = ("\n", "\r", "\t", " ")

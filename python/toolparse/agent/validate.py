@@ -39,8 +39,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .formats import Format, get_format
-from .message import Message, ToolCall
+from ..formats import Format, get_format
+from ..message import Message, ToolCall
+from ..tools import Tool, read_tools
 
 Path = tuple[str | int, ...]
 CallStatus = Literal["valid", "invalid_arguments", "unknown_tool"]
@@ -142,99 +143,6 @@ class ValidationReport:
 # The tools list and strict mode
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    """One function tool of an OpenAI tools list: its name, its parameters schema (as
-    validated: strict mode applied), and whether it is strict."""
-
-    name: str
-    schema: dict[str, Any]
-    strict: bool
-    definition: Mapping[str, Any] = field(repr=False, compare=False)
-
-
-def tool_specs(tools: Sequence[Mapping[str, Any]]) -> list[ToolSpec]:
-    """The function tools of an OpenAI tools list.
-
-    Takes the Chat Completions shape (``{"type": "function", "function": {"name",
-    "parameters", "strict"}}``) and the flat Responses shape (``{"type": "function",
-    "name", "parameters", "strict"}``).  Tools of another type (built-in tools) are
-    skipped.  A missing ``parameters`` is an empty parameter list.
-    """
-    specs: list[ToolSpec] = []
-    seen: set[str] = set()
-    for position, tool in enumerate(tools):
-        if not isinstance(tool, Mapping):
-            raise TypeError(f"tools[{position}] is not an object")
-        kind = tool.get("type", "function")
-        if kind != "function":
-            continue
-        function = tool.get("function", tool)
-        if not isinstance(function, Mapping):
-            raise TypeError(f"tools[{position}].function is not an object")
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"tools[{position}] has no function name")
-        if name in seen:
-            raise ValueError(f"two tools are named {name!r}")
-        seen.add(name)
-        parameters = function.get("parameters")
-        if parameters is None:
-            parameters = {"type": "object", "properties": {}}
-        if not isinstance(parameters, Mapping):
-            raise ValueError(f"the parameters of tool {name!r} are not a JSON Schema object")
-        strict = function.get("strict") is True
-        schema = copy.deepcopy(dict(parameters))
-        if strict:
-            schema = strict_schema(schema, tool=name)
-        specs.append(ToolSpec(name, schema, strict, tool))
-    return specs
-
-
-def strict_schema(schema: Mapping[str, Any], *, tool: str = "") -> dict[str, Any]:
-    """A copy of `schema` as OpenAI's strict mode reads it: every object schema (``type``
-    "object", or one with ``properties``) without ``additionalProperties`` gets ``false``,
-    and ``required`` lists all of its properties, through ``properties``, ``items``,
-    ``prefixItems``, ``anyOf``/``oneOf``/``allOf``, ``$defs`` and ``definitions``.  An
-    object schema whose ``additionalProperties`` is anything but false is an error, as
-    the API rejects such a strict schema."""
-    result = copy.deepcopy(dict(schema))
-    _make_strict(result, "#", tool)
-    return result
-
-
-def _make_strict(schema: Any, where: str, tool: str) -> None:
-    if not isinstance(schema, dict):
-        return
-    kind = schema.get("type")
-    is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
-    properties = schema.get("properties")
-    if is_object or isinstance(properties, dict):
-        extra = schema.setdefault("additionalProperties", False)
-        if extra is not False:
-            name = f"tool {tool!r}: " if tool else ""
-            raise ValueError(
-                f"{name}strict mode needs additionalProperties false at {where}, "
-                f"the schema says {json.dumps(extra)}"
-            )
-        if isinstance(properties, dict):
-            schema["required"] = list(properties)
-            for key, sub in properties.items():
-                _make_strict(sub, f"{where}/properties/{key}", tool)
-    for key in ("items", "not", "if", "then", "else"):
-        _make_strict(schema.get(key), f"{where}/{key}", tool)
-    for key in ("anyOf", "oneOf", "allOf", "prefixItems", "items"):
-        subs = schema.get(key)
-        if isinstance(subs, list):
-            for position, sub in enumerate(subs):
-                _make_strict(sub, f"{where}/{key}/{position}", tool)
-    for key in ("$defs", "definitions"):
-        subs = schema.get(key)
-        if isinstance(subs, dict):
-            for name, sub in subs.items():
-                _make_strict(sub, f"{where}/{key}/{name}", tool)
-
-
 # ---------------------------------------------------------------------------------------
 # The validator
 
@@ -253,12 +161,15 @@ class _Tool:
 
     __slots__ = ("example", "spec", "validator")
 
-    def __init__(self, spec: ToolSpec, backend: Any) -> None:
+    def __init__(self, spec: Tool, backend: Any) -> None:
         self.spec = spec
+        schema = spec.parameters
+        if "properties" not in schema and schema.get("additionalProperties") is False:
+            # a closed object with no properties: so that a field it refuses is reported
+            # by its name, as one with properties reports it
+            schema = {**schema, "properties": {}}
         try:
-            self.validator = backend.validator_for(
-                spec.schema, validate_formats=False, offline=True
-            )
+            self.validator = backend.validator_for(schema, validate_formats=False, offline=True)
         except ValueError as error:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise ValueError(
@@ -284,14 +195,14 @@ class ToolValidator:
     ) -> None:
         backend = _backend()
         self.format = get_format(format) if format is not None else None
-        self._tools = {spec.name: _Tool(spec, backend) for spec in tool_specs(tools)}
+        self._tools = {spec.name: _Tool(spec, backend) for spec in read_tools(tools)}
 
     @property
     def names(self) -> tuple[str, ...]:
         """The tool names, in the order of the tools list."""
         return tuple(self._tools)
 
-    def spec(self, name: str) -> ToolSpec | None:
+    def spec(self, name: str) -> Tool | None:
         tool = self._tools.get(name)
         return tool.spec if tool else None
 
@@ -302,7 +213,7 @@ class ToolValidator:
             return []
         found: list[ValidationIssue] = []
         for error in tool.validator.iter_errors(arguments):
-            found.extend(_issues_of(error, tool.spec.schema))
+            found.extend(_issues_of(error, tool.spec.parameters))
         return found
 
     def validate_call(self, call: ToolCall) -> CallValidation:
@@ -329,7 +240,7 @@ class ToolValidator:
         admits no such simple value (a pattern, say)."""
         tool = self._tools[name]
         try:
-            arguments = _minimal(tool.spec.schema, tool.spec.schema, 0)
+            arguments = _minimal(tool.spec.parameters, tool.spec.parameters, 0)
         except _NoExample:
             return None
         if not isinstance(arguments, dict) or not tool.validator.is_valid(arguments):
@@ -820,7 +731,7 @@ def render_call(
     template = _template(fmt)
     if template is None:
         return None
-    spec = tool_specs([tool])[0]
+    spec = read_tools([tool])[0]
     text = template.render(spec.name, arguments)
     if _parses_to(fmt, text, [dict(tool)], spec.name, arguments):
         return text
@@ -834,7 +745,7 @@ def _parses_to(
     name: str,
     arguments: Mapping[str, Any],
 ) -> bool:
-    from .stream import parse
+    from ..stream import parse
 
     try:
         message = parse(text, fmt, tools=tools, reasoning_in_prompt=False)
@@ -862,7 +773,7 @@ def _template(fmt: Format) -> _Template | None:
 
 
 def _derive_template(fmt: Format) -> _Template | None:
-    from .stream import parse
+    from ..stream import parse
 
     for example in fmt.examples:
         message = parse(example, fmt)
@@ -940,7 +851,7 @@ def _leading_closer(fmt: Format, text: str, at: int) -> int:
     rest = text[at:]
     if rest[:1].isspace():
         return len(rest) - len(rest.lstrip())
-    from .stream import parse
+    from ..stream import parse
 
     for marker in fmt.markers:
         if not rest.startswith(marker):
@@ -1126,7 +1037,6 @@ __all__ = [
     "CallStatus",
     "CallValidation",
     "Path",
-    "ToolSpec",
     "ToolValidator",
     "ValidationIssue",
     "ValidationReport",
@@ -1134,7 +1044,5 @@ __all__ = [
     "describe_value",
     "format_path",
     "render_call",
-    "strict_schema",
-    "tool_specs",
     "validate",
 ]

@@ -339,7 +339,7 @@ def to_gbnf(
 def _triggers(fmt: Any, tools: Sequence[Mapping[str, Any]]) -> list[str]:
     """The texts a call begins with: the structural tag's triggers, else the format's
     call marker."""
-    from .structural_tag import to_structural_tag
+    from .to_structural_tag import to_structural_tag
 
     try:
         # the legacy shape: JSON Schema tags only, whose triggers begin the whole call

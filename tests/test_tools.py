@@ -1,0 +1,176 @@
+"""toolparse.tools, the one reader of a tools list: the shapes it takes, the entries it
+skips or refuses, strict mode, and references followed, as every layer sees them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+import toolparse
+from engines import ENGINES, FIXTURE_IDS, FIXTURES, Fixture
+from toolparse import export
+from toolparse.agent import Guard, GuardPolicy, ToolValidator
+from toolparse.tools import param_types, read_tools, schema_types, strict_schema
+
+# Tools a Responses request, an agent framework or gpt-oss's harness puts in the same list
+# as the functions: none of them is a function a call could name.
+NOT_FUNCTIONS: list[dict[str, Any]] = [
+    {"type": "web_search_preview"},
+    {"type": "code_interpreter", "container": {"type": "auto"}},
+    {"type": "file_search", "vector_store_ids": ["vs_1"]},
+    {"type": "custom", "name": "grammar_tool", "format": {"type": "text"}},
+    {"type": "browser_search"},
+    {"type": "mcp", "server_label": "docs", "server_url": "https://example.invalid"},
+]
+
+
+def with_builtins(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The list with a built-in tool before, between and after its functions."""
+    mixed: list[dict[str, Any]] = [NOT_FUNCTIONS[0]]
+    for position, tool in enumerate(tools):
+        mixed += [tool, NOT_FUNCTIONS[1 + position % (len(NOT_FUNCTIONS) - 1)]]
+    return mixed
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
+def test_a_list_with_built_in_tools_parses_as_its_functions(fixture: Fixture, engine: str) -> None:
+    plain = fixture.parse(engine, seed=1)
+    mixed = toolparse.parse(
+        fixture.raw,
+        fixture.format,
+        tools=with_builtins(fixture.tools),
+        engine=engine,
+        seed=1,
+        finish_reason=fixture.finish,
+        **fixture.options,
+    )
+    assert mixed == plain
+
+
+@pytest.mark.parametrize("name", ["hermes", "qwen3_coder", "gpt_oss", "minimax_m3", "pythonic"])
+def test_the_exports_skip_built_in_tools(name: str) -> None:
+    tools = next(f.tools for f in FIXTURES if f.format == name)
+    for write in (export.lark, export.gbnf, export.structural_tag):
+        assert write(name, with_builtins(tools)) == write(name, tools)
+
+
+def test_the_agent_layer_skips_built_in_tools() -> None:
+    tools = next(f.tools for f in FIXTURES if f.format == "hermes")
+    names = [t["function"]["name"] for t in tools]
+    assert [t.name for t in read_tools(with_builtins(tools))] == names
+    pytest.importorskip("jsonschema_rs")
+    assert ToolValidator(with_builtins(tools)).spec(names[0]) is not None
+    assert GuardPolicy.from_tools(with_builtins(tools)) == GuardPolicy.from_tools(tools)
+    Guard(GuardPolicy.from_tools(with_builtins(tools)))
+
+
+CHAT = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather",
+        "strict": True,
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+FLAT = {"type": "function", **CHAT["function"]}  # the Responses shape
+UNTYPED = dict(CHAT["function"])  # no "type" at all: a function too
+
+
+def test_the_shapes_read_alike() -> None:
+    read = [read_tools([tool])[0] for tool in (CHAT, FLAT, UNTYPED)]
+    assert read[0] == read[1] == read[2]
+    tool = read[0]
+    assert (tool.name, tool.description, tool.strict) == ("get_weather", "Weather", True)
+    assert tool.parameters["additionalProperties"] is False
+    assert tool.parameters["required"] == ["city"]
+    assert CHAT["function"]["parameters"] == {  # the caller's schema is left alone
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+    }
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_flat_shape_parses_as_the_chat_shape(engine: str) -> None:
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
+    chat = toolparse.parse(text, "hermes", tools=[CHAT], engine=engine, seed=0)
+    flat = toolparse.parse(text, "hermes", tools=[FLAT], engine=engine, seed=0)
+    assert chat == flat and [c.name for c in flat.tool_calls] == ["get_weather"]
+
+
+@pytest.mark.parametrize(
+    ("tools", "error", "says"),
+    [
+        ([CHAT, FLAT], ValueError, "two tools are named 'get_weather'"),
+        (["get_weather"], TypeError, "tools[0] is not an object"),
+        ([{"type": "function", "function": "f"}], TypeError, "tools[0].function is not an object"),
+        ([NOT_FUNCTIONS[0], {"type": "function"}], ValueError, "tools[1] has no function name"),
+        ([{"name": ""}], ValueError, "tools[0] has no function name"),
+        ([{"name": "f", "parameters": []}], ValueError, "parameters of tool 'f' are not"),
+        ({"name": "f"}, TypeError, "tools must be a list"),
+        ("[]", TypeError, "tools must be a list"),
+    ],
+)
+def test_a_bad_list_says_which_entry(tools: Any, error: type[Exception], says: str) -> None:
+    with pytest.raises(error, match=re.escape(says)):
+        read_tools(tools)
+    with pytest.raises(error, match=re.escape(says)):
+        toolparse.parse("hi", "hermes", tools=tools)
+
+
+def test_strict_mode_is_one_reading_for_every_layer() -> None:
+    nullable = {"type": ["object", "null"], "properties": {"a": {"type": "integer"}}}
+    assert strict_schema(nullable) == {**nullable, "additionalProperties": False, "required": ["a"]}
+    loose = {"type": "object", "additionalProperties": True}
+    with pytest.raises(ValueError, match="additionalProperties false"):
+        strict_schema(loose)
+    strict_loose = [
+        {"type": "function", "function": {"name": "f", "strict": True, "parameters": loose}}
+    ]
+    for refused in (lambda: read_tools(strict_loose), lambda: export.lark("hermes", strict_loose)):
+        with pytest.raises(ValueError, match="strict mode needs additionalProperties false"):
+            refused()
+
+
+def _xml_tool(parameter: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    schema = {"type": "object", "properties": {"n": parameter}, "$defs": defs}
+    return [{"type": "function", "function": {"name": "f", "parameters": schema}}]
+
+
+COUNT = {"count": {"type": "integer"}}
+TREE = {"tree": {"type": "object", "properties": {"kids": {"items": {"$ref": "#/$defs/tree"}}}}}
+
+
+@pytest.mark.parametrize(
+    ("parameter", "defs", "types"),
+    [
+        ({"$ref": "#/$defs/count"}, COUNT, ("integer",)),
+        ({"allOf": [{"$ref": "#/$defs/count"}], "description": "how many"}, COUNT, ("integer",)),
+        ({"anyOf": [{"$ref": "#/$defs/count"}, {"type": "null"}]}, COUNT, ("integer", "null")),
+        ({"$ref": "#/definitions/count"}, {}, ("string",)),  # points at nothing: untyped
+        ({"$ref": "https://example.invalid/s.json"}, {}, ("string",)),  # never fetched
+        ({"$ref": "#/$defs/tree"}, TREE, ("object",)),  # recursive: cut, not followed forever
+    ],
+)
+def test_references_are_followed_once_for_every_engine(
+    parameter: dict[str, Any], defs: dict[str, Any], types: tuple[str, ...]
+) -> None:
+    tools = _xml_tool(parameter, defs)
+    assert param_types(tools) == {"f": {"n": types}}
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n5\n</parameter>\n</function>\n</tool_call>"
+    expected = 5 if types[0] == "integer" else "5"
+    for engine in ENGINES:
+        message = toolparse.parse(text, "qwen3_coder", tools=tools, engine=engine)
+        assert [c.arguments for c in message.tool_calls] == [{"n": expected}], engine
+
+
+def test_a_recursive_reference_is_cut_at_a_bounded_depth() -> None:
+    (tool,) = read_tools(_xml_tool({"$ref": "#/$defs/tree"}, TREE))
+    depth, node = 0, tool.parameter_schemas["n"]
+    while "kids" in node.get("properties", {}):
+        node, depth = node["properties"]["kids"]["items"], depth + 1
+    assert 0 < depth <= 33
+    assert schema_types(node) in (("object",), ("string",))
