@@ -27,6 +27,14 @@ typedef enum tp_status {
 #define TP_NOINLINE
 #endif
 
+/* Returns the status of a call that failed; what was allocated before it is the caller's
+ * (or its object's) to free, so a failure leaves nothing half-built behind. */
+#define TP_TRY(expr)                                                                       \
+    do {                                                                                   \
+        tp_status tp_try_status_ = (expr);                                                 \
+        if (tp_try_status_ != TP_OK) return tp_try_status_;                                \
+    } while (0)
+
 /* Structs that many streams keep, one per stream, align their hot fields to this. */
 #define TP_CACHE_LINE 64
 #define TP_ALIGN_UP(p, n) ((void *)(((uintptr_t)(p) + ((n) - 1)) & ~(uintptr_t)((n) - 1)))

@@ -5,7 +5,11 @@
 #define TOOLPARSE_EMIT_H
 
 #include "buffer.h"
-#include "stream.h"
+#include "event.h"
+#include "parse_limits.h"
+#include "pool.h"
+#include "program.h" /* the roles and decodings of the tags it is given */
+#include "tools.h"
 
 typedef struct tp_emitter tp_emitter;
 
