@@ -7,10 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Operand count per opcode: the same table as grammar.OPERANDS. */
-static const uint8_t operands[TP_OP_COUNT] = {0, 1, 0, 2, 2, 1, 1, 1, 1, 1, 0,
-                                              0, 1, 1, 0, 0, 2, 0, 1, 0, 2, 1};
-
 struct tp_program {
     uint32_t n_code;
     uint32_t *code;
@@ -61,20 +57,20 @@ static int check_code(const tp_program *p, const char **where) {
     if (!starts) return -1;
     while (pc < p->n_code) {
         uint32_t op = p->code[pc];
-        if (op >= TP_OP_COUNT || pc + operands[op] >= p->n_code) {
+        if (op >= TP_OP_COUNT || pc + tp_op_operands(op) >= p->n_code) {
             *where = "bad opcode or truncated instruction";
             ok = 0;
             break;
         }
         starts[pc] = 1;
-        pc += 1u + operands[op];
+        pc += 1u + tp_op_operands(op);
     }
     if (ok && pc != p->n_code) {
         *where = "truncated instruction";
         ok = 0;
     }
-    for (pc = 0; ok && pc < p->n_code; pc += 1u + operands[p->code[pc]]) {
-        uint32_t op = p->code[pc], a = operands[op] ? p->code[pc + 1] : 0;
+    for (pc = 0; ok && pc < p->n_code; pc += 1u + tp_op_operands(p->code[pc])) {
+        uint32_t op = p->code[pc], a = tp_op_operands(op) ? p->code[pc + 1] : 0;
         switch (op) {
         case TP_OP_LIT:
         case TP_OP_CONST:

@@ -119,12 +119,6 @@ struct tp_vm {
     void *matchers_allocation; /* the same for the matchers' table */
 };
 
-#define TRY(expr)                          \
-    do {                                   \
-        tp_status st_ = (expr);            \
-        if (st_ != TP_OK) return st_;      \
-    } while (0)
-
 tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitter,
                     tp_place *place, tp_vm **out) {
     /* aligned, so that the fields a feed at rest touches share one cache line */
@@ -328,16 +322,16 @@ static tp_status fail(tp_vm *vm, uint32_t kind, uint64_t offset) {
         offset = vm->ran_out_offset;
         vm->ran_out = 0;
     }
-    TRY(log_push(vm, LOG_ERROR, kind, 0, offset));
+    TP_TRY(log_push(vm, LOG_ERROR, kind, 0, offset));
     if (vm->recovers.len) {
         recovery r = AT(vm->recovers, recovery, --vm->recovers.len);
         if (vm->calls.len > r.calls) vm->calls.len = r.calls;
-        TRY(log_push(vm, LOG_ABORT, r.tags, 0, 0));
+        TP_TRY(log_push(vm, LOG_ABORT, r.tags, 0, 0));
         vm->tags = r.tags;
         vm->pc = r.handler;
         return TP_OK;
     }
-    TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
+    TP_TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
     vm->tags = 0;
     vm->finished = 1;
     return TP_OK;
@@ -577,8 +571,8 @@ static tp_status stop_at_limit(tp_vm *vm, uint32_t msg, uint64_t offset) {
     vm->choices.len = vm->recovers.len = 0;
     vm->cut_level = 0;
     vm->sub = SUB_NONE;
-    TRY(log_push(vm, LOG_ERROR, TP_PE_LIMIT, msg, offset));
-    TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
+    TP_TRY(log_push(vm, LOG_ERROR, TP_PE_LIMIT, msg, offset));
+    TP_TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
     vm->tags = 0;
     vm->finished = 1;
     return TP_OK;
@@ -598,6 +592,7 @@ static tp_status run(tp_vm *vm) {
     uint64_t furthest = vm->pos;
     while (!vm->finished) {
         uint32_t pc = vm->pc, op = code[pc];
+        uint32_t next = pc + 1 + tp_op_operands(op); /* the next instruction */
         uint32_t a = pc + 1 < vm->n_code ? code[pc + 1] : 0;
         int r;
         if (++idle > MAX_IDLE_STEPS) return stop_at_limit(vm, TP_MSG_LIMIT, vm->pos);
@@ -616,8 +611,8 @@ static tp_status run(tp_vm *vm) {
             c.log = vm->log.len;
             c.recovers = vm->recovers.len;
             c.tags = vm->tags;
-            TRY(stack_push(&vm->choices, &c, sizeof c));
-            vm->pc = pc + 2;
+            TP_TRY(stack_push(&vm->choices, &c, sizeof c));
+            vm->pc = next;
             continue;
         }
         case TP_OP_COMMIT:
@@ -645,7 +640,7 @@ static tp_status run(tp_vm *vm) {
             vm->pc = a;
             continue;
         case TP_OP_FAIL:
-            TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
+            TP_TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
             continue;
         case TP_OP_FAILTWICE:
             /* a negative lookahead whose pattern matched: fail where the lookahead began */
@@ -654,14 +649,14 @@ static tp_status run(tp_vm *vm) {
                 pop_choice(vm, &c);
                 restore(vm, &c);
             }
-            TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
+            TP_TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
             continue;
         case TP_OP_JMP:
             vm->pc = a;
             continue;
         case TP_OP_CALL: {
-            uint32_t ret = pc + 2;
-            TRY(stack_push(&vm->calls, &ret, sizeof ret));
+            uint32_t ret = next;
+            TP_TRY(stack_push(&vm->calls, &ret, sizeof ret));
             vm->pc = a;
             continue;
         }
@@ -674,21 +669,21 @@ static tp_status run(tp_vm *vm) {
             continue;
         case TP_OP_CUT:
             vm->cut_level = vm->choices.len;
-            vm->pc = pc + 1;
+            vm->pc = next;
             continue;
         case TP_OP_TOPEN:
-            TRY(log_push(vm, LOG_OPEN, a, code[pc + 2], 0));
+            TP_TRY(log_push(vm, LOG_OPEN, a, code[pc + 2], 0));
             vm->tags++;
-            vm->pc = pc + 3;
+            vm->pc = next;
             continue;
         case TP_OP_CONST:
-            TRY(log_push(vm, LOG_CONST, a, 0, 0));
-            vm->pc = pc + 2;
+            TP_TRY(log_push(vm, LOG_CONST, a, 0, 0));
+            vm->pc = next;
             continue;
         case TP_OP_TCLOSE:
-            TRY(log_push(vm, LOG_CLOSE, 0, 0, 0));
+            TP_TRY(log_push(vm, LOG_CLOSE, 0, 0, 0));
             if (vm->tags) vm->tags--;
-            vm->pc = pc + 1;
+            vm->pc = next;
             continue;
         case TP_OP_RECOVER: {
             recovery rec;
@@ -696,13 +691,13 @@ static tp_status run(tp_vm *vm) {
             rec.calls = vm->calls.len;
             rec.choices = vm->choices.len;
             rec.tags = vm->tags;
-            TRY(stack_push(&vm->recovers, &rec, sizeof rec));
-            vm->pc = pc + 2;
+            TP_TRY(stack_push(&vm->recovers, &rec, sizeof rec));
+            vm->pc = next;
             continue;
         }
         case TP_OP_RPOP:
             if (vm->recovers.len) vm->recovers.len--;
-            vm->pc = pc + 1;
+            vm->pc = next;
             continue;
         default: /* TP_OP_END */
             vm->finished = 1;
@@ -726,11 +721,9 @@ static tp_status run(tp_vm *vm) {
             idle = 0;
         }
         if (r == R_OK) {
-            vm->pc = pc + 1 + (op == TP_OP_UNTIL || op == TP_OP_JSON || op == TP_OP_CHARS ? 2u
-                               : op == TP_OP_LIT || op == TP_OP_EOF               ? 1u
-                                                                                  : 0u);
+            vm->pc = next;
         } else {
-            TRY(fail(vm, vm->fail_kind, vm->fail_offset));
+            TP_TRY(fail(vm, vm->fail_kind, vm->fail_offset));
         }
     }
     return TP_OK;
@@ -741,7 +734,7 @@ static tp_status run(tp_vm *vm) {
 static tp_status text_to(tp_vm *vm, uint64_t offset) {
     if (offset <= vm->emitted_pos) return TP_OK;
     if (vm->emit_tags)
-        TRY(tp_emitter_text(vm->emitter, at(vm, vm->emitted_pos), (size_t)(offset - vm->emitted_pos)));
+        TP_TRY(tp_emitter_text(vm->emitter, at(vm, vm->emitted_pos), (size_t)(offset - vm->emitted_pos)));
     vm->emitted_pos = offset;
     return TP_OK;
 }
@@ -761,34 +754,34 @@ static tp_status drain(tp_vm *vm) {
     uint64_t front = frontier(vm, &log_end);
     while (vm->emitted_log < log_end) {
         const log_entry *entry = &AT(vm->log, log_entry, vm->emitted_log);
-        TRY(text_to(vm, entry->pos));
+        TP_TRY(text_to(vm, entry->pos));
         switch (entry->kind) {
         case LOG_OPEN:
-            TRY(tp_emitter_open(vm->emitter, entry->a, entry->b, entry->pos));
+            TP_TRY(tp_emitter_open(vm->emitter, entry->a, entry->b, entry->pos));
             vm->emit_tags++;
             break;
         case LOG_CLOSE:
-            TRY(tp_emitter_close(vm->emitter, entry->pos));
+            TP_TRY(tp_emitter_close(vm->emitter, entry->pos));
             if (vm->emit_tags) vm->emit_tags--;
             break;
         case LOG_ERROR:
-            TRY(tp_emitter_error(vm->emitter, entry->a, entry->b, entry->offset));
+            TP_TRY(tp_emitter_error(vm->emitter, entry->a, entry->b, entry->offset));
             break;
         case LOG_CONST: /* text the grammar implies, at this point of the output */
             if (vm->emit_tags) {
                 uint32_t len;
                 const uint8_t *text = tp_program_string(vm->prog, entry->a, &len);
-                TRY(tp_emitter_text(vm->emitter, text, len));
+                TP_TRY(tp_emitter_text(vm->emitter, text, len));
             }
             break;
         default:
-            TRY(tp_emitter_abort(vm->emitter, entry->a));
+            TP_TRY(tp_emitter_abort(vm->emitter, entry->a));
             vm->emit_tags = entry->a;
             break;
         }
         vm->emitted_log++;
     }
-    TRY(text_to(vm, front));
+    TP_TRY(text_to(vm, front));
     /* Forget emitted log entries; saved log lengths shift with them. */
     if (vm->emitted_log > 0 && (vm->emitted_log >= 64 || vm->emitted_log == vm->log.len)) {
         size_t shift = vm->emitted_log;
@@ -843,7 +836,7 @@ static void release(tp_vm *vm) {
 
 /* After the VM ran: hand over what is certain, then forget what is not needed. */
 static tp_status settle(tp_vm *vm) {
-    TRY(drain(vm));
+    TP_TRY(drain(vm));
     if (tp_emitter_stopped(vm->emitter)) vm->finished = 1; /* it met a limit */
     if (vm->finished) release(vm);
     else trim(vm);
@@ -964,10 +957,10 @@ static TP_NOINLINE tp_status feed_window(tp_vm *vm, const uint8_t *data, size_t 
         len = (size_t)(vm->max_stream - avail(vm)); /* parse up to the limit, then stop */
         over = 1;
     }
-    TRY(tp_buf_append(&vm->window, data, len));
-    TRY(run(vm));
-    if (over && !vm->finished) TRY(stop_at_limit(vm, TP_MSG_LIMIT_STREAM, vm->max_stream));
-    TRY(settle(vm));
+    TP_TRY(tp_buf_append(&vm->window, data, len));
+    TP_TRY(run(vm));
+    if (over && !vm->finished) TP_TRY(stop_at_limit(vm, TP_MSG_LIMIT_STREAM, vm->max_stream));
+    TP_TRY(settle(vm));
     rest_check(vm);
     return TP_OK;
 }
@@ -976,6 +969,6 @@ tp_status tp_vm_finish(tp_vm *vm, int cut_short) {
     vm->rest = 0;
     vm->eof = 1;
     vm->cut_short = cut_short;
-    TRY(run(vm));
+    TP_TRY(run(vm));
     return settle(vm);
 }
