@@ -74,7 +74,9 @@ struct tp_emitter {
      * kept between feeds so that no feed allocates. */
     tp_buf escaped, decoded, joined;
     frame first_frames[INLINE_FRAMES]; /* the frames until more are open: no allocation */
+    tp_vec deep_frames; /* the frames once more are open (frames then points here) */
     void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
+    tp_allocator alloc;
 };
 
 /* The stage fills the first line exactly. */
@@ -93,12 +95,25 @@ static void scratch_done(tp_buf *b) {
 static const uint32_t string_only[1] = {TP_TYPE_STRING};
 static const uint32_t json_only[1] = {TP_TYPE_JSON};
 
-tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_place *place, tp_emitter **out) {
+/* Every buffer of e grows through e's allocator. */
+static void bind_buffers(tp_emitter *e) {
+    tp_buf *const bufs[] = {&e->call.args, &e->call.pending, &e->call.name,
+                            &e->call.carried_id, &e->content, &e->reasoning, &e->own.events,
+                            &e->own.arena, &e->capture, &e->escaped, &e->decoded, &e->joined,
+                            &e->deep_frames};
+    size_t k;
+    for (k = 0; k < sizeof bufs / sizeof *bufs; k++) bufs[k]->alloc = &e->alloc;
+}
+
+tp_status tp_emitter_new(const tp_allocator *alloc, const tp_tools *tools, int repair,
+                         tp_place *place, tp_emitter **out) {
     /* aligned, so that the fields streaming text touches share as few lines as they can */
     void *allocation;
-    tp_emitter *e = (tp_emitter *)tp_place_take(place, sizeof(tp_emitter), &allocation);
+    tp_emitter *e = (tp_emitter *)tp_place_take(alloc, place, sizeof(tp_emitter), &allocation);
     if (!e) return TP_ERR_NOMEM;
     e->allocation = allocation;
+    e->alloc = *alloc;
+    bind_buffers(e);
     e->out = &e->own;
     e->frames = e->first_frames;
     e->frames_cap = INLINE_FRAMES;
@@ -106,8 +121,9 @@ tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_place *place, tp_
     e->repair = repair != 0;
     e->max_argument_bytes = TP_DEFAULT_MAX_ARGUMENT_BYTES;
     e->max_tool_calls = TP_DEFAULT_MAX_TOOL_CALLS;
-    if (tp_json_new_in(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, place, &e->scanner) != TP_OK) {
-        free(allocation);
+    if (tp_json_new_with(alloc, TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, place, &e->scanner) !=
+        TP_OK) {
+        tp_free(alloc, allocation);
         return TP_ERR_NOMEM;
     }
     tp_emitter_reset(e);
@@ -190,7 +206,8 @@ tp_status tp_emitter_set_limits(tp_emitter *e, uint32_t max_depth, uint64_t max_
      * scanners let through (never less than its own default, which typed values need) */
     if (max_depth > tp_json_depth_room(e->scanner)) {
         tp_json *deeper;
-        if (tp_json_new(TP_JSON_STRICT, max_depth, &deeper) != TP_OK) return TP_ERR_NOMEM;
+        if (tp_json_new_with(&e->alloc, TP_JSON_STRICT, max_depth, NULL, &deeper) != TP_OK)
+            return TP_ERR_NOMEM;
         tp_json_free(e->scanner);
         e->scanner = deeper;
     }
@@ -208,8 +225,9 @@ size_t tp_emitter_held_bytes(const tp_emitter *e) {
 }
 
 void tp_emitter_free(tp_emitter *e) {
+    tp_allocator a;
     if (!e) return;
-    if (e->frames != e->first_frames) free(e->frames);
+    tp_vec_free(&e->deep_frames);
     tp_buf_free(&e->capture);
     tp_buf_free(&e->call.name);
     tp_buf_free(&e->call.carried_id);
@@ -223,7 +241,8 @@ void tp_emitter_free(tp_emitter *e) {
     tp_buf_free(&e->decoded);
     tp_buf_free(&e->joined);
     tp_json_free(e->scanner);
-    free(e->allocation);
+    a = e->alloc;
+    tp_free(&a, e->allocation);
 }
 
 const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count) {
@@ -419,14 +438,12 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
     call_state *c = &e->call;
     if (e->stopped) return TP_OK;
     e->offset = pos;
-    if (e->depth == e->frames_cap) {
-        size_t cap = e->frames_cap * 2;
-        frame *grown = e->frames == e->first_frames ? (frame *)malloc(cap * sizeof(frame))
-                                                    : (frame *)realloc(e->frames, cap * sizeof(frame));
-        if (!grown) return TP_ERR_NOMEM;
-        if (e->frames == e->first_frames) memcpy(grown, e->first_frames, sizeof e->first_frames);
-        e->frames = grown;
-        e->frames_cap = cap;
+    if (e->depth == e->frames_cap) { /* deeper than the frames at hand: on to the heap */
+        TP_TRY(tp_vec_reserve(&e->deep_frames, sizeof(frame), e->frames_cap + 1));
+        if (e->frames == e->first_frames)
+            memcpy(e->deep_frames.data, e->first_frames, sizeof e->first_frames);
+        e->frames = (frame *)(void *)e->deep_frames.data;
+        e->frames_cap = e->deep_frames.cap;
     }
     f = &e->frames[e->depth++];
     f->role = (uint8_t)role;
@@ -633,7 +650,7 @@ static tp_status set_name(tp_emitter *e, const uint8_t *name, size_t n) {
 /* A parameter's raw text as JSON, typed by its schema types (string as the fallback); the
  * raw text is read as text first: an ill-formed UTF-8 part becomes U+FFFD. */
 static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
-    tp_buf text = {NULL, 0, 0}, json = {NULL, 0, 0};
+    tp_buf text = TP_BUF_INIT(&e->alloc), json = TP_BUF_INIT(&e->alloc);
     tp_status st = tp_utf8_replace_append(&text, raw, n);
     if (st == TP_OK)
         st = tp_typed_json(&json, e->scanner, e->call.ptypes, e->call.n_ptypes,
@@ -648,7 +665,7 @@ static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
  * arguments invalid. */
 static tp_status m3_value(tp_emitter *e, const uint8_t *raw, size_t n) {
     call_state *c = &e->call;
-    tp_buf text = {NULL, 0, 0}, json = {NULL, 0, 0};
+    tp_buf text = TP_BUF_INIT(&e->alloc), json = TP_BUF_INIT(&e->alloc);
     int ok = 1;
     tp_status st = tp_utf8_replace_append(&text, raw, n);
     if (st == TP_OK)
@@ -695,7 +712,7 @@ static tp_status finish_call(tp_emitter *e) {
 
 /* A parameter value written as a Python literal or a Gemma 4 value, as JSON text. */
 static tp_status converted_value(tp_emitter *e, uint32_t decode, const uint8_t *raw, size_t n) {
-    tp_buf json = {NULL, 0, 0};
+    tp_buf json = TP_BUF_INIT(&e->alloc);
     tp_status st = decode == TP_DECODE_PYTHON ? tp_python_literal_to_json(&json, raw, n)
                    : decode == TP_DECODE_GEMMA
                        ? tp_gemma_value_to_json(&json, raw, n, TP_GEMMA_QUOTE)
@@ -737,7 +754,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         /* nothing more */
     } else if (f.role == TP_ROLE_TOOL_NAME || f.role == TP_ROLE_TOOL_ID ||
                f.role == TP_ROLE_PARAM_NAME) {
-        tp_buf decoded = {NULL, 0, 0};
+        tp_buf decoded = TP_BUF_INIT(&e->alloc);
         const uint8_t *value = data;
         size_t len = n;
         if (f.decode == TP_DECODE_JSON_STRING) {
@@ -767,7 +784,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
             c->param_streams = c->n_ptypes == 1 && c->ptypes[0] == TP_TYPE_STRING;
             {
                 /* one piece: the separator, the quoted name and the colon */
-                tp_buf key = {NULL, 0, 0};
+                tp_buf key = TP_BUF_INIT(&e->alloc);
                 st = tp_buf_append(&key, c->params == 0 ? "{\"" : ", \"", c->params == 0 ? 2 : 3);
                 if (st == TP_OK) st = tp_json_escape_append(&key, value, len);
                 if (st == TP_OK) st = tp_buf_append(&key, "\": ", 3);

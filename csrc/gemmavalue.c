@@ -68,7 +68,7 @@ static tp_status convert(tp_buf *out, tp_buf *open, const quote_text *q, const u
 }
 
 tp_status tp_gemma_value_to_json(tp_buf *out, const uint8_t *s, size_t n, const char *quote) {
-    tp_buf open = {NULL, 0, 0}; /* the containers open at this point, innermost last */
+    tp_buf open = TP_BUF_INIT(out->alloc); /* the containers open at this point, innermost last */
     quote_text q;
     tp_status st;
     q.text = (const uint8_t *)quote;

@@ -2,10 +2,10 @@
  * is bounds-checked, so a corrupt or hostile blob is an error, never a crash. */
 #include "program.h"
 
-#include "reader.h"
-
-#include <stdlib.h>
 #include <string.h>
+
+#include "alloc.h"
+#include "reader.h"
 
 struct tp_program {
     uint32_t n_code;
@@ -21,27 +21,30 @@ struct tp_program {
     uint8_t *names;
     uint32_t *entry_addr;
     uint32_t max_follow;
+    tp_allocator alloc;
 };
 
 
 void tp_program_free(tp_program *p) {
+    tp_allocator a;
     uint32_t k;
     if (!p) return;
+    a = p->alloc;
     if (p->stopsets) {
         for (k = 0; k < p->n_stopsets; k++) {
             tp_trie_free(p->stopsets[k].trie);
-            free(p->stopsets[k].stops);
+            tp_free(&a, p->stopsets[k].stops);
         }
     }
-    free(p->stopsets);
-    free(p->follow_pool);
-    free(p->code);
-    free(p->string_off);
-    free(p->pool);
-    free(p->entry_name_off);
-    free(p->names);
-    free(p->entry_addr);
-    free(p);
+    tp_free(&a, p->stopsets);
+    tp_free(&a, p->follow_pool);
+    tp_free(&a, p->code);
+    tp_free(&a, p->string_off);
+    tp_free(&a, p->pool);
+    tp_free(&a, p->entry_name_off);
+    tp_free(&a, p->names);
+    tp_free(&a, p->entry_addr);
+    tp_free(&a, p);
 }
 
 /* Every jump target must be an instruction start; every operand in range. */
@@ -53,7 +56,7 @@ static tp_status check_code(const tp_program *p, const char **where) {
         *where = "empty code";
         return TP_ERR_ARG;
     }
-    starts = (uint8_t *)calloc(p->n_code, 1);
+    starts = (uint8_t *)tp_alloc_zeroed(&p->alloc, p->n_code);
     if (!starts) return TP_ERR_NOMEM;
     while (pc < p->n_code) {
         uint32_t op = p->code[pc];
@@ -126,7 +129,7 @@ static tp_status check_code(const tp_program *p, const char **where) {
             ok = 0;
         }
     }
-    free(starts);
+    tp_free(&p->alloc, starts);
     return ok ? TP_OK : TP_ERR_ARG;
 }
 
@@ -147,7 +150,7 @@ static tp_status read_header(tp_reader *r, tp_program *p) {
 
 static tp_status read_code(tp_reader *r, tp_program *p) {
     uint32_t k;
-    p->code = (uint32_t *)malloc((size_t)p->n_code * sizeof(uint32_t) + 1);
+    p->code = (uint32_t *)tp_alloc_array(&p->alloc, p->n_code, sizeof(uint32_t));
     if (!p->code) return TP_ERR_NOMEM;
     for (k = 0; k < p->n_code; k++) p->code[k] = tp_read_u32(r);
     return TP_OK;
@@ -163,8 +166,9 @@ static tp_status read_strings(tp_reader *r, tp_program *p) {
         total += n;
     }
     if (peek.bad) return TP_ERR_ARG;
-    p->string_off = (uint32_t *)malloc(((size_t)p->n_strings + 1) * sizeof(uint32_t));
-    p->pool = (uint8_t *)malloc((size_t)total + 1);
+    p->string_off = (uint32_t *)tp_alloc_array(&p->alloc, (size_t)p->n_strings + 1,
+                                               sizeof(uint32_t));
+    p->pool = (uint8_t *)tp_alloc(&p->alloc, total);
     if (!p->string_off || !p->pool) return TP_ERR_NOMEM;
     total = 0;
     for (k = 0; k < p->n_strings; k++) {
@@ -181,8 +185,9 @@ static tp_status read_strings(tp_reader *r, tp_program *p) {
 
 /* The automaton over a stop set's markers, in order. */
 static tp_status build_stop_trie(tp_program *p, tp_stopset *set) {
-    const uint8_t **markers = (const uint8_t **)malloc(set->n_stops * sizeof(uint8_t *));
-    size_t *lens = (size_t *)malloc(set->n_stops * sizeof(size_t));
+    const uint8_t **markers =
+        (const uint8_t **)tp_alloc_array(&p->alloc, set->n_stops, sizeof(uint8_t *));
+    size_t *lens = (size_t *)tp_alloc_array(&p->alloc, set->n_stops, sizeof(size_t));
     uint32_t j;
     tp_status st = TP_ERR_NOMEM;
     if (markers && lens) {
@@ -191,11 +196,11 @@ static tp_status build_stop_trie(tp_program *p, tp_stopset *set) {
             markers[j] = p->pool + p->string_off[m];
             lens[j] = p->string_off[m + 1] - p->string_off[m];
         }
-        st = tp_trie_new(markers, lens, set->n_stops, &set->trie, NULL);
+        st = tp_trie_new_with(&p->alloc, markers, lens, set->n_stops, &set->trie, NULL);
         if (st != TP_OK && st != TP_ERR_NOMEM) st = TP_ERR_ARG;
     }
-    free(markers);
-    free(lens);
+    tp_free(&p->alloc, (void *)markers);
+    tp_free(&p->alloc, lens);
     return st;
 }
 
@@ -215,14 +220,15 @@ static tp_status read_stopsets(tp_reader *r, tp_program *p) {
             n_follow_total += nf;
         }
     }
-    p->stopsets = (tp_stopset *)calloc(p->n_stopsets + 1, sizeof(tp_stopset));
-    p->follow_pool = (uint32_t *)malloc(((size_t)n_follow_total + 1) * sizeof(uint32_t));
+    p->stopsets =
+        (tp_stopset *)tp_alloc_array_zeroed(&p->alloc, p->n_stopsets, sizeof(tp_stopset));
+    p->follow_pool = (uint32_t *)tp_alloc_array(&p->alloc, n_follow_total, sizeof(uint32_t));
     if (!p->stopsets || !p->follow_pool) return TP_ERR_NOMEM;
     n_follow_total = 0;
     for (k = 0; k < p->n_stopsets; k++) {
         tp_stopset *set = &p->stopsets[k];
         set->n_stops = tp_read_u32(r);
-        set->stops = (tp_stop *)calloc(set->n_stops, sizeof(tp_stop));
+        set->stops = (tp_stop *)tp_alloc_array_zeroed(&p->alloc, set->n_stops, sizeof(tp_stop));
         if (!set->stops) return TP_ERR_NOMEM;
         for (j = 0; j < set->n_stops; j++) {
             uint32_t f;
@@ -258,9 +264,10 @@ static tp_status read_entries(tp_reader *r, tp_program *p) {
         total += n;
     }
     if (peek.bad) return TP_ERR_ARG;
-    p->entry_name_off = (uint32_t *)malloc(((size_t)p->n_entries + 1) * sizeof(uint32_t));
-    p->names = (uint8_t *)malloc((size_t)total + 1);
-    p->entry_addr = (uint32_t *)malloc(((size_t)p->n_entries + 1) * sizeof(uint32_t));
+    p->entry_name_off = (uint32_t *)tp_alloc_array(&p->alloc, (size_t)p->n_entries + 1,
+                                                   sizeof(uint32_t));
+    p->names = (uint8_t *)tp_alloc(&p->alloc, total);
+    p->entry_addr = (uint32_t *)tp_alloc_array(&p->alloc, p->n_entries, sizeof(uint32_t));
     if (!p->entry_name_off || !p->names || !p->entry_addr) return TP_ERR_NOMEM;
     total = 0;
     for (k = 0; k < p->n_entries; k++) {
@@ -277,6 +284,12 @@ static tp_status read_entries(tp_reader *r, tp_program *p) {
 }
 
 tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, const char **where) {
+    return tp_program_new_with(NULL, blob, len, out, where);
+}
+
+tp_status tp_program_new_with(const tp_allocator *alloc, const uint8_t *blob, size_t len,
+                              tp_program **out, const char **where) {
+    tp_allocator a;
     tp_reader r;
     tp_program *p;
     const char *unused;
@@ -286,6 +299,7 @@ tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, cons
     *where = NULL;
     if (!out || !blob) return TP_ERR_ARG;
     *out = NULL;
+    TP_TRY(tp_allocator_init(&a, alloc));
     r.p = blob;
     r.end = blob + len;
     r.bad = 0;
@@ -293,8 +307,9 @@ tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, cons
         *where = "not a toolparse program";
         return TP_ERR_ARG;
     }
-    p = (tp_program *)calloc(1, sizeof *p);
+    p = (tp_program *)tp_alloc_zeroed(&a, sizeof *p);
     if (!p) return TP_ERR_NOMEM;
+    p->alloc = a;
     st = read_header(&r, p);
     if (st == TP_OK) st = read_code(&r, p);
     if (st == TP_OK) st = read_strings(&r, p);

@@ -75,6 +75,9 @@ typedef struct tp_stopset {
  * TP_ERR_ARG *where (if not NULL) gets a static description.  Caller frees with
  * tp_program_free(). */
 tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, const char **where);
+/* tp_program_new with an allocator (common.h; NULL: the default). */
+tp_status tp_program_new_with(const tp_allocator *alloc, const uint8_t *blob, size_t len,
+                              tp_program **out, const char **where);
 void tp_program_free(tp_program *p); /* NULL-safe */
 
 /* The address of an entry point, or -1. */

@@ -114,7 +114,7 @@ static tp_status convert(tp_buf *out, tp_buf *text, const uint8_t *s, size_t n) 
 }
 
 tp_status tp_python_literal_to_json(tp_buf *out, const uint8_t *s, size_t n) {
-    tp_buf text = {NULL, 0, 0}; /* one string's decoded characters */
+    tp_buf text = TP_BUF_INIT(out->alloc); /* one string's decoded characters */
     tp_status st = convert(out, &text, s, n);
     tp_buf_free(&text);
     return st;

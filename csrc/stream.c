@@ -1,6 +1,7 @@
 /* stream.c: tp_stream, one parse: a VM feeding an event builder. */
 #include "stream.h"
 
+#include "alloc.h"
 #include "emit.h"
 #include "vm.h"
 
@@ -13,18 +14,21 @@ struct tp_stream {
     void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
     tp_pool *pool;    /* where its block came from (NULL: the heap) */
     void *block;
+    tp_allocator alloc;
 };
 
 /* The stream's structs, each in place where it fits (place may be NULL: the heap). */
-static tp_status build(const tp_program *program, uint32_t address, const tp_tools *tools,
-                       uint32_t flags, tp_place *place, tp_stream **out) {
+static tp_status build(const tp_allocator *alloc, const tp_program *program, uint32_t address,
+                       const tp_tools *tools, uint32_t flags, tp_place *place, tp_stream **out) {
     void *allocation;
-    tp_stream *s = (tp_stream *)tp_place_take(place, sizeof *s, &allocation);
+    tp_stream *s = (tp_stream *)tp_place_take(alloc, place, sizeof *s, &allocation);
     tp_status st;
     if (!s) return TP_ERR_NOMEM;
     s->allocation = allocation;
-    st = tp_emitter_new(tools, (flags & TP_STREAM_REPAIR) != 0, place, &s->emitter);
-    if (st == TP_OK) st = tp_vm_new(program, address, s->emitter, place, &s->vm);
+    s->alloc = *alloc;
+    s->tokens.alloc = &s->alloc;
+    st = tp_emitter_new(alloc, tools, (flags & TP_STREAM_REPAIR) != 0, place, &s->emitter);
+    if (st == TP_OK) st = tp_vm_new(alloc, program, address, s->emitter, place, &s->vm);
     if (st != TP_OK) {
         tp_stream_free(s);
         return st;
@@ -35,24 +39,32 @@ static tp_status build(const tp_program *program, uint32_t address, const tp_too
 
 tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
                         const tp_tools *tools, uint32_t flags, tp_stream **out) {
-    return tp_stream_new_in(program, entry, entry_len, tools, flags, NULL, out);
+    return tp_stream_new_with(NULL, program, entry, entry_len, tools, flags, NULL, out);
 }
 
 tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t entry_len,
                            const tp_tools *tools, uint32_t flags, tp_pool *pool,
                            tp_stream **out) {
+    return tp_stream_new_with(NULL, program, entry, entry_len, tools, flags, pool, out);
+}
+
+tp_status tp_stream_new_with(const tp_allocator *alloc, const tp_program *program,
+                             const char *entry, size_t entry_len, const tp_tools *tools,
+                             uint32_t flags, tp_pool *pool, tp_stream **out) {
     tp_place place = {NULL, NULL, 0};
+    tp_allocator a;
     int64_t address;
     tp_status st;
     void *block;
     if (!program || !entry || !out) return TP_ERR_ARG;
     *out = NULL;
+    TP_TRY(tp_allocator_init(&a, alloc));
     address = tp_program_entry(program, entry, entry_len);
     if (address < 0) return TP_ERR_ARG;
-    if (!pool) return build(program, (uint32_t)address, tools, flags, NULL, out);
+    if (!pool) return build(&a, program, (uint32_t)address, tools, flags, NULL, out);
     if (!tp_pool_block_size(pool)) { /* the pool's first stream: measure what one needs */
         tp_stream *probe;
-        TP_TRY(build(program, (uint32_t)address, tools, flags, &place, &probe));
+        TP_TRY(build(&a, program, (uint32_t)address, tools, flags, &place, &probe));
         tp_stream_free(probe);
         tp_pool_learn(pool, place.wanted);
         place.wanted = 0;
@@ -64,7 +76,7 @@ tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t 
         place.next = (uint8_t *)block;
         place.end = place.next + tp_pool_block_size(pool);
     }
-    st = build(program, (uint32_t)address, tools, flags, &place, out);
+    st = build(&a, program, (uint32_t)address, tools, flags, &place, out);
     if (st != TP_OK) {
         tp_pool_give_back(pool, block);
         return st;
@@ -75,15 +87,17 @@ tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t 
 }
 
 void tp_stream_free(tp_stream *s) {
+    tp_allocator a;
     tp_pool *pool;
     void *block;
     if (!s) return;
     pool = s->pool;
     block = s->block;
+    a = s->alloc;
     tp_vm_free(s->vm);
     tp_emitter_free(s->emitter);
     tp_buf_free(&s->tokens);
-    free(s->allocation);
+    tp_free(&a, s->allocation);
     if (block) tp_pool_give_back(pool, block); /* the stream itself sits in it */
 }
 

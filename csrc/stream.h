@@ -26,7 +26,12 @@ tp_status tp_stream_new(const tp_program *program, const char *entry, size_t ent
 tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t entry_len,
                            const tp_tools *tools, uint32_t flags, tp_pool *pool,
                            tp_stream **out);
-void tp_stream_free(tp_stream *s);
+/* Either, with an allocator (common.h; NULL: the default) for everything of the stream's
+ * own (a pool's block is the pool's); pool may be NULL. */
+tp_status tp_stream_new_with(const tp_allocator *alloc, const tp_program *program,
+                             const char *entry, size_t entry_len, const tp_tools *tools,
+                             uint32_t flags, tp_pool *pool, tp_stream **out);
+void tp_stream_free(tp_stream *s); /* NULL-safe */
 void tp_stream_reset(tp_stream *s);
 
 /* Feeds bytes; the events they made certain are then in tp_stream_events (borrowed, valid

@@ -1,9 +1,9 @@
 /* tools.c: loads and looks up the tool table. */
 #include "tools.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "m3value.h"
 #include "reader.h"
 
@@ -23,25 +23,35 @@ struct tp_tools {
     uint32_t *types;
     uint8_t *names;
     uint8_t *schemas; /* the blob's schema nodes, one per parameter (may be NULL) */
+    tp_allocator alloc;
 };
 
 void tp_tools_free(tp_tools *t) {
+    tp_allocator a;
     if (!t) return;
-    free(t->tools);
-    free(t->params);
-    free(t->types);
-    free(t->names);
-    free(t->schemas);
-    free(t);
+    a = t->alloc;
+    tp_free(&a, t->tools);
+    tp_free(&a, t->params);
+    tp_free(&a, t->types);
+    tp_free(&a, t->names);
+    tp_free(&a, t->schemas);
+    tp_free(&a, t);
 }
 
 
 tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
+    return tp_tools_new_with(NULL, blob, len, out);
+}
+
+tp_status tp_tools_new_with(const tp_allocator *alloc, const uint8_t *blob, size_t len,
+                            tp_tools **out) {
+    tp_allocator a;
     tp_reader r, count;
     tp_tools *t;
     uint32_t k, j, n_params = 0, n_types = 0, n_names = 0;
     if (!blob || !out) return TP_ERR_ARG;
     *out = NULL;
+    TP_TRY(tp_allocator_init(&a, alloc));
     r.p = blob, r.end = blob + len, r.bad = 0;
     count = r;
     /* first pass: sizes */
@@ -75,13 +85,14 @@ tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
             if (count.bad || count.p != count.end) return TP_ERR_ARG;
         }
     }
-    t = (tp_tools *)calloc(1, sizeof *t);
+    t = (tp_tools *)tp_alloc_zeroed(&a, sizeof *t);
     if (!t) return TP_ERR_NOMEM;
+    t->alloc = a;
     t->n_tools = tp_read_u32(&r);
-    t->tools = (tool_entry *)calloc(t->n_tools + 1, sizeof(tool_entry));
-    t->params = (tool_param *)calloc(n_params + 1, sizeof(tool_param));
-    t->types = (uint32_t *)calloc(n_types + 1, sizeof(uint32_t));
-    t->names = (uint8_t *)malloc(n_names + 1);
+    t->tools = (tool_entry *)tp_alloc_array_zeroed(&a, t->n_tools, sizeof(tool_entry));
+    t->params = (tool_param *)tp_alloc_array_zeroed(&a, n_params, sizeof(tool_param));
+    t->types = (uint32_t *)tp_alloc_array_zeroed(&a, n_types, sizeof(uint32_t));
+    t->names = (uint8_t *)tp_alloc(&a, n_names);
     if (!t->tools || !t->params || !t->types || !t->names) {
         tp_tools_free(t);
         return TP_ERR_NOMEM;
@@ -109,7 +120,7 @@ tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
     }
     if (r.p != r.end) { /* the schema nodes, checked above */
         size_t off = 0, size = (size_t)(r.end - r.p);
-        t->schemas = (uint8_t *)malloc(size);
+        t->schemas = (uint8_t *)tp_alloc(&a, size);
         if (!t->schemas) {
             tp_tools_free(t);
             return TP_ERR_NOMEM;

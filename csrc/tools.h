@@ -14,7 +14,10 @@ typedef struct tp_tools tp_tools;
  * properties and items, for nested values; length 0: none).  Immutable; share it.
  * Caller frees with tp_tools_free(). */
 tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out);
-void tp_tools_free(tp_tools *t);
+/* tp_tools_new with an allocator (common.h; NULL: the default). */
+tp_status tp_tools_new_with(const tp_allocator *alloc, const uint8_t *blob, size_t len,
+                            tp_tools **out);
+void tp_tools_free(tp_tools *t); /* NULL-safe */
 /* The tool's index, or -1. */
 int32_t tp_tools_find(const tp_tools *t, const uint8_t *name, size_t len);
 /* The types of a tool's parameter (NULL, 0 when unknown). */

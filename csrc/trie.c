@@ -10,8 +10,9 @@
  * are rebuilt from the marker pool: nothing is copied per byte. */
 #include "trie.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "alloc.h"
 
 #define NO_STATE UINT32_MAX
 #define SCRATCH_CAP (TP_TRIE_MAX_MARKER_LEN + 4)
@@ -32,6 +33,7 @@ struct tp_trie {
     int32_t *match_id; /* longest marker that is a suffix of the state's string, or -1 */
     uint16_t *match_len;
     uint32_t *str_off; /* pool offset of a marker whose prefix is the state's string */
+    tp_allocator alloc;
 };
 
 struct tp_matcher {
@@ -50,18 +52,20 @@ struct tp_matcher {
     uint64_t scratch_base;
     uint8_t scratch[SCRATCH_CAP];
     void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
+    tp_allocator alloc;
 };
 
 static void trie_release(tp_trie *t) {
-    free(t->pool);
-    free(t->marker_off);
-    free(t->delta);
-    free(t->depth);
-    free(t->live);
-    free(t->match_id);
-    free(t->match_len);
-    free(t->str_off);
-    free(t);
+    tp_allocator a = t->alloc;
+    tp_free(&a, t->pool);
+    tp_free(&a, t->marker_off);
+    tp_free(&a, t->delta);
+    tp_free(&a, t->depth);
+    tp_free(&a, t->live);
+    tp_free(&a, t->match_id);
+    tp_free(&a, t->match_len);
+    tp_free(&a, t->str_off);
+    tp_free(&a, t);
 }
 
 void tp_trie_free(tp_trie *trie) {
@@ -101,8 +105,8 @@ static tp_status copy_markers(tp_trie *t, const uint8_t *const *markers, const s
                               size_t n, size_t total) {
     size_t i, k;
     uint32_t nc = 1;
-    t->pool = (uint8_t *)malloc(total);
-    t->marker_off = (uint32_t *)malloc((n + 1) * sizeof(uint32_t));
+    t->pool = (uint8_t *)tp_alloc(&t->alloc, total);
+    t->marker_off = (uint32_t *)tp_alloc_array(&t->alloc, n + 1, sizeof(uint32_t));
     if (!t->pool || !t->marker_off) return TP_ERR_NOMEM;
     for (i = 0, k = 0; i < n; i++) {
         t->marker_off[i] = (uint32_t)k;
@@ -128,16 +132,17 @@ typedef struct build_scratch {
 /* The per-state tables, sized for the worst case: one state per marker byte, plus the
  * root.  Every transition starts undefined, every state without a match. */
 static tp_status alloc_tables(tp_trie *t, build_scratch *b, uint32_t max_states) {
+    const tp_allocator *a = &t->alloc;
     size_t k, nc = t->n_classes;
-    t->delta = (uint32_t *)malloc((size_t)max_states * nc * sizeof(uint32_t));
-    t->depth = (uint16_t *)calloc(max_states, sizeof(uint16_t));
-    t->live = (uint16_t *)calloc(max_states, sizeof(uint16_t));
-    t->match_id = (int32_t *)malloc((size_t)max_states * sizeof(int32_t));
-    t->match_len = (uint16_t *)calloc(max_states, sizeof(uint16_t));
-    t->str_off = (uint32_t *)calloc(max_states, sizeof(uint32_t));
-    b->fail = (uint32_t *)calloc(max_states, sizeof(uint32_t));
-    b->queue = (uint32_t *)malloc((size_t)max_states * sizeof(uint32_t));
-    b->has_child = (uint8_t *)calloc(max_states, 1);
+    t->delta = (uint32_t *)tp_alloc_array(a, (size_t)max_states * nc, sizeof(uint32_t));
+    t->depth = (uint16_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint16_t));
+    t->live = (uint16_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint16_t));
+    t->match_id = (int32_t *)tp_alloc_array(a, max_states, sizeof(int32_t));
+    t->match_len = (uint16_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint16_t));
+    t->str_off = (uint32_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint32_t));
+    b->fail = (uint32_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint32_t));
+    b->queue = (uint32_t *)tp_alloc_array(a, max_states, sizeof(uint32_t));
+    b->has_child = (uint8_t *)tp_alloc_zeroed(a, max_states);
     if (!t->delta || !t->depth || !t->live || !t->match_id || !t->match_len || !t->str_off ||
         !b->fail || !b->queue || !b->has_child)
         return TP_ERR_NOMEM;
@@ -209,8 +214,8 @@ static void link_failures(tp_trie *t, build_scratch *b) {
  * leaves it, if one alone does.  The transition table gives back the worst case's rows
  * the markers did not use (it stays as it is when that fails). */
 static void finish_root(tp_trie *t) {
-    uint32_t *tight = (uint32_t *)realloc(t->delta, (size_t)t->n_states * t->n_classes *
-                                                        sizeof(uint32_t));
+    size_t used = (size_t)t->n_states * t->n_classes * sizeof(uint32_t);
+    uint32_t *tight = (uint32_t *)tp_realloc(&t->alloc, t->delta, used);
     int firsts = 0;
     size_t k;
     if (tight) t->delta = tight;
@@ -227,19 +232,27 @@ static void finish_root(tp_trie *t) {
 
 tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n,
                       tp_trie **out, size_t *bad_index) {
+    return tp_trie_new_with(NULL, markers, lens, n, out, bad_index);
+}
+
+tp_status tp_trie_new_with(const tp_allocator *alloc, const uint8_t *const *markers,
+                           const size_t *lens, size_t n, tp_trie **out, size_t *bad_index) {
     size_t total, unused_index;
     build_scratch b = {NULL, NULL, NULL};
+    tp_allocator a;
     tp_trie *t;
     tp_status st;
 
     if (!out) return TP_ERR_ARG;
     *out = NULL;
     if (!bad_index) bad_index = &unused_index;
+    TP_TRY(tp_allocator_init(&a, alloc));
     st = validate(markers, lens, n, bad_index, &total);
     if (st != TP_OK) return st;
 
-    t = (tp_trie *)calloc(1, sizeof *t);
+    t = (tp_trie *)tp_alloc_zeroed(&a, sizeof *t);
     if (!t) return TP_ERR_NOMEM;
+    t->alloc = a;
     t->n_markers = n;
     st = copy_markers(t, markers, lens, n, total);
     if (st == TP_OK) st = alloc_tables(t, &b, (uint32_t)total + 1);
@@ -248,9 +261,9 @@ tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t 
         link_failures(t, &b);
         finish_root(t);
     }
-    free(b.fail);
-    free(b.queue);
-    free(b.has_child);
+    tp_free(&a, b.fail);
+    tp_free(&a, b.queue);
+    tp_free(&a, b.has_child);
     if (st != TP_OK) {
         trie_release(t);
         return st;
@@ -270,16 +283,24 @@ const uint8_t *tp_trie_marker(const tp_trie *trie, size_t id, size_t *len) {
 }
 
 tp_status tp_matcher_new(const tp_trie *trie, tp_matcher **out) {
-    return tp_matcher_new_in(trie, NULL, out);
+    return tp_matcher_new_with(NULL, trie, NULL, out);
 }
 
 tp_status tp_matcher_new_in(const tp_trie *trie, tp_place *place, tp_matcher **out) {
+    return tp_matcher_new_with(NULL, trie, place, out);
+}
+
+tp_status tp_matcher_new_with(const tp_allocator *alloc, const tp_trie *trie, tp_place *place,
+                              tp_matcher **out) {
+    tp_allocator a;
     tp_matcher *m;
     void *allocation;
     if (!trie || !out) return TP_ERR_ARG;
-    m = (tp_matcher *)tp_place_take(place, sizeof *m, &allocation);
+    TP_TRY(tp_allocator_init(&a, alloc));
+    m = (tp_matcher *)tp_place_take(&a, place, sizeof *m, &allocation);
     if (!m) return TP_ERR_NOMEM;
     m->allocation = allocation;
+    m->alloc = a;
     m->trie = trie;
     tp_matcher_reset(m);
     *out = m;
@@ -287,7 +308,10 @@ tp_status tp_matcher_new_in(const tp_trie *trie, tp_place *place, tp_matcher **o
 }
 
 void tp_matcher_free(tp_matcher *m) {
-    if (m) free(m->allocation);
+    tp_allocator a;
+    if (!m) return;
+    a = m->alloc;
+    tp_free(&a, m->allocation);
 }
 
 void tp_matcher_reset(tp_matcher *m) {
