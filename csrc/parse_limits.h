@@ -21,6 +21,12 @@ typedef struct tp_limits {
 #define TP_DEFAULT_MAX_PENDING_BYTES (2u << 20)
 #define TP_DEFAULT_MAX_TOOL_CALLS 256u
 
+/* Instructions in a row without the parse getting further into the input: a compiled
+ * grammar stays far below (no left recursion, no empty repetition); only a corrupt
+ * program loops, and then the parse ends with a limit error (TP_MSG_LIMIT) instead of
+ * hanging. */
+#define TP_MAX_IDLE_STEPS (1u << 20)
+
 void tp_limits_default(tp_limits *limits);
 
 #endif

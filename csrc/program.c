@@ -303,7 +303,7 @@ tp_status tp_program_new_with(const tp_allocator *alloc, const uint8_t *blob, si
     r.p = blob;
     r.end = blob + len;
     r.bad = 0;
-    if (len < 4 || memcmp(blob, "TPG1", 4) != 0) {
+    if (len < 4 || memcmp(blob, TP_PROGRAM_MAGIC, 4) != 0) {
         *where = "not a toolparse program";
         return TP_ERR_ARG;
     }

@@ -29,6 +29,7 @@ static inline uint32_t tp_op_operands(uint32_t op) {
     return op < TP_OP_COUNT ? operands[op] : 0;
 }
 
+#define TP_PROGRAM_MAGIC "TPG1" /* a blob's first 4 bytes (grammar.MAGIC) */
 #define TP_EOF_STOPPED 1u /* EOF fails where the output was cut short */
 #define TP_CHARS_SET_BYTES 32u /* a CHARS byte set: bit b of byte b >> 3 */
 #define TP_CHARS_MIN1 1u

@@ -10,10 +10,6 @@
 
 enum { R_OK, R_NEED, R_FAIL };
 
-/* Instructions in a row without the parse getting further into the input: a compiled
- * grammar stays far below (no left recursion, no empty repetition); only a corrupt
- * program loops, and then the parse ends with a "limit" error instead of hanging. */
-#define MAX_IDLE_STEPS (1u << 20)
 enum { LOG_OPEN, LOG_CLOSE, LOG_ERROR, LOG_ABORT, LOG_CONST };
 enum { SUB_NONE, SUB_UNTIL, SUB_JSON, SUB_CHARS };
 /* A failure that ends the parse: a stop's follow text did not come within the pending
@@ -580,7 +576,7 @@ static tp_status run(tp_vm *vm) {
         uint32_t next = pc + 1 + tp_op_operands(op); /* the next instruction */
         uint32_t a = pc + 1 < vm->n_code ? code[pc + 1] : 0;
         int r;
-        if (++idle > MAX_IDLE_STEPS) return stop_at_limit(vm, TP_MSG_LIMIT, vm->pos);
+        if (++idle > TP_MAX_IDLE_STEPS) return stop_at_limit(vm, TP_MSG_LIMIT, vm->pos);
         switch (op) {
         case TP_OP_LIT: r = op_lit(vm, a); break;
         case TP_OP_UNTIL: r = op_until(vm, a, code[pc + 2]); break;

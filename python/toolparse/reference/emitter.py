@@ -1,4 +1,4 @@
-"""Pure-Python twin of the event builder (csrc/stream.c): semantic ops to events.
+"""Pure-Python twin of the event builder (csrc/emit.c): semantic ops to events.
 
 The VM hands over tagged bytes once they are certain (reasoning/vm.py); this turns them
 into the public events and keeps the Message so far.  docs/engine.md specifies it.
