@@ -148,11 +148,14 @@ static tp_status read_header(tp_reader *r, tp_program *p) {
     return TP_OK;
 }
 
+/* The code, and an END after it: code whose last instruction falls through (only a corrupt
+ * blob's) then stops there instead of running past the end. */
 static tp_status read_code(tp_reader *r, tp_program *p) {
     uint32_t k;
-    p->code = (uint32_t *)tp_alloc_array(&p->alloc, p->n_code, sizeof(uint32_t));
+    p->code = (uint32_t *)tp_alloc_array(&p->alloc, (size_t)p->n_code + 1, sizeof(uint32_t));
     if (!p->code) return TP_ERR_NOMEM;
     for (k = 0; k < p->n_code; k++) p->code[k] = tp_read_u32(r);
+    p->code[p->n_code] = TP_OP_END;
     return TP_OK;
 }
 
