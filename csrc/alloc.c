@@ -1,4 +1,4 @@
-/* alloc.c: the default allocator and the checked allocation helpers. */
+/* alloc.c: the default allocator, the checked allocation helpers, and tp_vec's growth. */
 #include "alloc.h"
 
 #include <stdlib.h>

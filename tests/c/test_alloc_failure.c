@@ -162,7 +162,10 @@ typedef struct test_case {
 } test_case;
 
 /* The built-in program's strings (their indices) and what it parses. */
-enum { S_THINK_OPEN, S_THINK_CLOSE, S_CALL_OPEN, S_CALL_CLOSE, S_NAME, S_COMMA, S_ARGS, S_BRACE, N_STRINGS };
+enum {
+    S_THINK_OPEN, S_THINK_CLOSE, S_CALL_OPEN, S_CALL_CLOSE, S_NAME, S_COMMA, S_ARGS, S_BRACE,
+    N_STRINGS
+};
 static const char *const builtin_strings[N_STRINGS] = {
     "<think>", "</think>", "<tool_call>", "</tool_call>", "{\"name\":", ",", "\"arguments\":", "}"};
 static const char builtin_output[] =
@@ -476,10 +479,12 @@ static size_t token_ids(const test_case *tc, const tp_program *p, uint32_t *ids,
     const uint8_t *text = NULL;
     uint32_t text_len = 0;
     size_t k = 0, n = 0;
-    if (tc->special_string != UINT32_MAX) text = tp_program_string(p, tc->special_string, &text_len);
+    if (tc->special_string != UINT32_MAX)
+        text = tp_program_string(p, tc->special_string, &text_len);
     while (k < tc->output.len) {
         REQUIRE(n < cap);
-        if (text && tc->output.len - k >= text_len && memcmp(tc->output.data + k, text, text_len) == 0) {
+        if (text && tc->output.len - k >= text_len &&
+            memcmp(tc->output.data + k, text, text_len) == 0) {
             ids[n++] = 256;
             k += text_len;
         } else {
@@ -560,7 +565,8 @@ static tp_status pool_scenario(const tp_allocator *a, const test_case *tc, diges
     if (tc->tools.len) MAKE(tp_tools_new_with(a, tc->tools.data, tc->tools.len, &tools), tools);
     MAKE(new_vocab(a, tc, &v), v);
     MAKE(tp_pool_new_with(a, &pool), pool);
-    for (j = 0; j < 2; j++) MAKE(tp_stream_new_with(a, p, "start", 5, tools, TP_STREAM_REPAIR, pool, &s[j]), s[j]);
+    for (j = 0; j < 2; j++)
+        MAKE(tp_stream_new_with(a, p, "start", 5, tools, TP_STREAM_REPAIR, pool, &s[j]), s[j]);
     if (tc->special_string != UINT32_MAX) {
         REQUIRE(tc->special_string < N_STRINGS);
         memset(flags, 0, sizeof flags);
