@@ -1,9 +1,9 @@
 /* batch.c: one decode step of many streams (see batch.h). */
 #include "batch.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "buffer.h"
 #include "emit.h"
 
@@ -13,67 +13,88 @@
 enum { PREFETCH_STREAM = 8, PREFETCH_STATE = 4, PREFETCH_CHECK = 32 };
 
 struct tp_batch {
-    tp_stream **streams; /* by slot; NULL where empty */
-    uint64_t *marks;     /* by slot: the step that last named it (no slot twice a step) */
-    uint32_t cap;
+    tp_vec streams; /* tp_stream * by slot; NULL where empty */
+    tp_vec marks;   /* uint64_t by slot: the step that last named it (no slot twice a step) */
+    uint32_t cap;   /* slots in both */
     uint64_t step;
+    tp_allocator alloc;
 };
 
 struct tp_batch_events {
     tp_buf groups;   /* tp_batch_group records */
     tp_event_out out; /* every stream's events, written there by its emitter */
+    tp_allocator alloc;
 };
 
-tp_status tp_batch_new(tp_batch **out) {
+tp_status tp_batch_new(tp_batch **out) { return tp_batch_new_with(NULL, out); }
+
+tp_status tp_batch_new_with(const tp_allocator *alloc, tp_batch **out) {
+    tp_allocator a;
+    tp_batch *b;
     if (!out) return TP_ERR_ARG;
-    *out = (tp_batch *)calloc(1, sizeof **out);
-    return *out ? TP_OK : TP_ERR_NOMEM;
-}
-
-void tp_batch_free(tp_batch *b) {
-    if (!b) return;
-    free(b->streams);
-    free(b->marks);
-    free(b);
-}
-
-tp_status tp_batch_set(tp_batch *b, uint32_t slot, tp_stream *s) {
-    if (slot >= b->cap) {
-        uint32_t cap = b->cap ? b->cap : 16, k;
-        tp_stream **streams;
-        uint64_t *marks;
-        while (cap <= slot) {
-            if (cap > UINT32_MAX / 2) return TP_ERR_NOMEM;
-            cap *= 2;
-        }
-        streams = (tp_stream **)realloc(b->streams, cap * sizeof *streams);
-        if (!streams) return TP_ERR_NOMEM;
-        b->streams = streams;
-        marks = (uint64_t *)realloc(b->marks, cap * sizeof *marks);
-        if (!marks) return TP_ERR_NOMEM;
-        b->marks = marks;
-        for (k = b->cap; k < cap; k++) {
-            streams[k] = NULL;
-            marks[k] = 0;
-        }
-        b->cap = cap;
-    }
-    b->streams[slot] = s;
+    *out = NULL;
+    TP_TRY(tp_allocator_init(&a, alloc));
+    b = (tp_batch *)tp_alloc_zeroed(&a, sizeof *b);
+    if (!b) return TP_ERR_NOMEM;
+    b->alloc = a;
+    b->streams.alloc = b->marks.alloc = &b->alloc;
+    *out = b;
     return TP_OK;
 }
 
-tp_status tp_batch_events_new(tp_batch_events **out) {
+void tp_batch_free(tp_batch *b) {
+    tp_allocator a;
+    if (!b) return;
+    tp_vec_free(&b->streams);
+    tp_vec_free(&b->marks);
+    a = b->alloc;
+    tp_free(&a, b);
+}
+
+/* Slot s's stream and mark. */
+#define STREAM_AT(b, s) TP_VEC_AT((b)->streams, tp_stream *, s)
+#define MARK_AT(b, s) TP_VEC_AT((b)->marks, uint64_t, s)
+
+tp_status tp_batch_set(tp_batch *b, uint32_t slot, tp_stream *s) {
+    if (slot >= b->cap) { /* the new slots empty, never named */
+        size_t more = (size_t)slot + 1 - b->cap;
+        if (slot > UINT32_MAX / 2) return TP_ERR_NOMEM; /* a table of 2**31 slots or more */
+        TP_TRY(tp_vec_reserve(&b->streams, sizeof(tp_stream *), more));
+        TP_TRY(tp_vec_reserve(&b->marks, sizeof(uint64_t), more));
+        for (; b->cap <= slot; b->cap++) {
+            STREAM_AT(b, b->cap) = NULL;
+            MARK_AT(b, b->cap) = 0;
+        }
+        b->streams.len = b->marks.len = b->cap;
+    }
+    STREAM_AT(b, slot) = s;
+    return TP_OK;
+}
+
+tp_status tp_batch_events_new(tp_batch_events **out) { return tp_batch_events_new_with(NULL, out); }
+
+tp_status tp_batch_events_new_with(const tp_allocator *alloc, tp_batch_events **out) {
+    tp_allocator a;
+    tp_batch_events *e;
     if (!out) return TP_ERR_ARG;
-    *out = (tp_batch_events *)calloc(1, sizeof **out);
-    return *out ? TP_OK : TP_ERR_NOMEM;
+    *out = NULL;
+    TP_TRY(tp_allocator_init(&a, alloc));
+    e = (tp_batch_events *)tp_alloc_zeroed(&a, sizeof *e);
+    if (!e) return TP_ERR_NOMEM;
+    e->alloc = a;
+    e->groups.alloc = e->out.events.alloc = e->out.arena.alloc = &e->alloc;
+    *out = e;
+    return TP_OK;
 }
 
 void tp_batch_events_free(tp_batch_events *e) {
+    tp_allocator a;
     if (!e) return;
     tp_buf_free(&e->groups);
     tp_buf_free(&e->out.events);
     tp_buf_free(&e->out.arena);
-    free(e);
+    a = e->alloc;
+    tp_free(&a, e);
 }
 
 /* Every slot, id and stream of the step is usable, and no slot comes twice. */
@@ -86,19 +107,19 @@ static tp_status check_step(tp_batch *b, const tp_vocab *vocab, const uint32_t *
     for (k = 0; k < n; k++) {
         uint32_t slot = slots[k];
         tp_batch_fault why = TP_BATCH_NO_FAULT;
-        if (slot >= b->cap || !b->streams[slot]) why = TP_BATCH_NO_STREAM;
-        else if (b->marks[slot] == b->step) why = TP_BATCH_TWICE;
+        if (slot >= b->cap || !STREAM_AT(b, slot)) why = TP_BATCH_NO_STREAM;
+        else if (MARK_AT(b, slot) == b->step) why = TP_BATCH_TWICE;
         else if (ids[k] >= size) why = TP_BATCH_BAD_TOKEN;
-        else if (tp_stream_is_finished(b->streams[slot])) why = TP_BATCH_FINISHED;
+        else if (tp_stream_is_finished(STREAM_AT(b, slot))) why = TP_BATCH_FINISHED;
         /* the streams are read again in the feed: fetch them while checking */
         if (k + PREFETCH_CHECK < n && slots[k + PREFETCH_CHECK] < b->cap)
-            TP_PREFETCH(b->streams[slots[k + PREFETCH_CHECK]]);
+            TP_PREFETCH(STREAM_AT(b, slots[k + PREFETCH_CHECK]));
         if (why != TP_BATCH_NO_FAULT) {
             *fault = why;
             *failed = k;
             return TP_ERR_ARG;
         }
-        b->marks[slot] = b->step;
+        MARK_AT(b, slot) = b->step;
     }
     return TP_OK;
 }
@@ -137,16 +158,16 @@ tp_status tp_batch_feed(tp_batch *b, const tp_vocab *vocab, const uint32_t *slot
     if (n > UINT32_MAX) return TP_ERR_ARG;
     if (check_step(b, vocab, slots, ids, n, fault, failed) != TP_OK) return TP_ERR_ARG;
     for (k = 0; k < n; k++) {
-        tp_stream *s = b->streams[slots[k]];
+        tp_stream *s = STREAM_AT(b, slots[k]);
         size_t first = out->out.events.len / sizeof(tp_event);
         tp_status st;
         /* many streams do not fit the cache: fetch the next ones' state ahead */
         if (k + PREFETCH_STATE < n) {
-            tp_stream_prefetch_state(b->streams[slots[k + PREFETCH_STATE]]);
+            tp_stream_prefetch_state(STREAM_AT(b, slots[k + PREFETCH_STATE]));
             tp_vocab_prefetch_bytes(vocab, ids[k + PREFETCH_STATE]);
         }
         if (k + PREFETCH_STREAM < n) {
-            tp_stream_prefetch(b->streams[slots[k + PREFETCH_STREAM]]);
+            tp_stream_prefetch(STREAM_AT(b, slots[k + PREFETCH_STREAM]));
             tp_vocab_prefetch_entry(vocab, ids[k + PREFETCH_STREAM]);
         }
         tp_stream_set_output(s, &out->out);

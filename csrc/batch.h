@@ -33,11 +33,15 @@ typedef enum tp_batch_fault {
 } tp_batch_fault;
 
 tp_status tp_batch_new(tp_batch **out);
+/* tp_batch_new with an allocator (common.h; NULL: the default). */
+tp_status tp_batch_new_with(const tp_allocator *alloc, tp_batch **out);
 void tp_batch_free(tp_batch *b); /* NULL-safe; the streams are not freed */
 /* Puts a stream in a slot (NULL empties it); the table grows to hold the slot. */
 tp_status tp_batch_set(tp_batch *b, uint32_t slot, tp_stream *s);
 
 tp_status tp_batch_events_new(tp_batch_events **out);
+/* tp_batch_events_new with an allocator (common.h; NULL: the default). */
+tp_status tp_batch_events_new_with(const tp_allocator *alloc, tp_batch_events **out);
 void tp_batch_events_free(tp_batch_events *e); /* NULL-safe */
 
 /* Feeds the stream in slot slots[k] the token ids[k], for k < n, with events gathered

@@ -1,41 +1,22 @@
-/* buffer.h: a growable byte buffer with a hard size limit (internal). */
+/* buffer.h: a growable byte buffer: a tp_vec of bytes (internal). */
 #ifndef TOOLPARSE_BUFFER_H
 #define TOOLPARSE_BUFFER_H
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "vec.h"
 
-typedef struct tp_buf {
-    uint8_t *data;
-    size_t len, cap;
-} tp_buf;
+typedef tp_vec tp_buf;
+
+#define TP_BUF_INIT(allocator) TP_VEC_INIT(allocator)
 
 /* Makes room for n more bytes; TP_ERR_NOMEM when growing fails (the buffer is unchanged). */
-static inline tp_status tp_buf_reserve(tp_buf *b, size_t n) {
-    if (n > b->cap - b->len) {
-        size_t cap = b->cap ? b->cap : 64;
-        uint8_t *grown;
-        while (cap - b->len < n) {
-            if (cap > SIZE_MAX / 2) return TP_ERR_NOMEM;
-            cap *= 2;
-        }
-        grown = (uint8_t *)realloc(b->data, cap);
-        if (!grown) return TP_ERR_NOMEM;
-        b->data = grown;
-        b->cap = cap;
-    }
-    return TP_OK;
-}
+static inline tp_status tp_buf_reserve(tp_buf *b, size_t n) { return tp_vec_reserve(b, 1, n); }
 
 /* Appends n bytes; TP_ERR_NOMEM when growing fails (the buffer is unchanged). */
 static inline tp_status tp_buf_append(tp_buf *b, const void *src, size_t n) {
-    if (n == 0) return TP_OK; /* (an empty buffer's data may be NULL: no offset from it) */
-    if (tp_buf_reserve(b, n) != TP_OK) return TP_ERR_NOMEM;
-    memcpy(b->data + b->len, src, n);
-    b->len += n;
-    return TP_OK;
+    return tp_vec_append(b, 1, src, n);
 }
 
 /* Copies n bytes: the few bytes of one token in a handful of moves, not a library call
@@ -55,10 +36,6 @@ static inline void tp_copy_short(uint8_t *dst, const uint8_t *src, size_t n) {
     }
 }
 
-static inline void tp_buf_free(tp_buf *b) {
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
+static inline void tp_buf_free(tp_buf *b) { tp_vec_free(b); }
 
 #endif

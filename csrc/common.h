@@ -15,6 +15,19 @@ typedef enum tp_status {
     TP_ERR_NOSPACE = 4  /* an output buffer is too small; the needed size is reported */
 } tp_status;
 
+/* Where the core's memory comes from.  Every constructor has a _with variant that takes
+ * one (NULL: malloc, realloc and free); the object keeps a copy and makes every allocation
+ * of its own through it, so the struct given need not outlive the call.  alloc and
+ * realloc return NULL when there is no memory (realloc then leaves ptr as it was); size is
+ * never 0, and ptr never NULL.  The core calls them from the thread that calls it, so a
+ * ctx used by objects on several threads must be thread-safe. */
+typedef struct tp_allocator {
+    void *(*alloc)(void *ctx, size_t size);
+    void *(*realloc)(void *ctx, void *ptr, size_t size);
+    void (*free)(void *ctx, void *ptr);
+    void *ctx;
+} tp_allocator;
+
 #if defined(__GNUC__) || defined(__clang__)
 #define TP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TP_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -26,6 +39,14 @@ typedef enum tp_status {
 #define TP_PREFETCH(p) ((void)(p))
 #define TP_NOINLINE
 #endif
+
+/* Returns the status of a call that failed; what was allocated before it is the caller's
+ * (or its object's) to free, so a failure leaves nothing half-built behind. */
+#define TP_TRY(expr)                                                                       \
+    do {                                                                                   \
+        tp_status tp_try_status_ = (expr);                                                 \
+        if (tp_try_status_ != TP_OK) return tp_try_status_;                                \
+    } while (0)
 
 /* Structs that many streams keep, one per stream, align their hot fields to this. */
 #define TP_CACHE_LINE 64

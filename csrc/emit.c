@@ -74,7 +74,9 @@ struct tp_emitter {
      * kept between feeds so that no feed allocates. */
     tp_buf escaped, decoded, joined;
     frame first_frames[INLINE_FRAMES]; /* the frames until more are open: no allocation */
+    tp_vec deep_frames; /* the frames once more are open (frames then points here) */
     void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
+    tp_allocator alloc;
 };
 
 /* The stage fills the first line exactly. */
@@ -93,18 +95,25 @@ static void scratch_done(tp_buf *b) {
 static const uint32_t string_only[1] = {TP_TYPE_STRING};
 static const uint32_t json_only[1] = {TP_TYPE_JSON};
 
-#define TRY(expr)                          \
-    do {                                   \
-        tp_status st_ = (expr);            \
-        if (st_ != TP_OK) return st_;      \
-    } while (0)
+/* Every buffer of e grows through e's allocator. */
+static void bind_buffers(tp_emitter *e) {
+    tp_buf *const bufs[] = {&e->call.args, &e->call.pending, &e->call.name,
+                            &e->call.carried_id, &e->content, &e->reasoning, &e->own.events,
+                            &e->own.arena, &e->capture, &e->escaped, &e->decoded, &e->joined,
+                            &e->deep_frames};
+    size_t k;
+    for (k = 0; k < sizeof bufs / sizeof *bufs; k++) bufs[k]->alloc = &e->alloc;
+}
 
-tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_place *place, tp_emitter **out) {
+tp_status tp_emitter_new(const tp_allocator *alloc, const tp_tools *tools, int repair,
+                         tp_place *place, tp_emitter **out) {
     /* aligned, so that the fields streaming text touches share as few lines as they can */
     void *allocation;
-    tp_emitter *e = (tp_emitter *)tp_place_take(place, sizeof(tp_emitter), &allocation);
+    tp_emitter *e = (tp_emitter *)tp_place_take(alloc, place, sizeof(tp_emitter), &allocation);
     if (!e) return TP_ERR_NOMEM;
     e->allocation = allocation;
+    e->alloc = *alloc;
+    bind_buffers(e);
     e->out = &e->own;
     e->frames = e->first_frames;
     e->frames_cap = INLINE_FRAMES;
@@ -112,8 +121,9 @@ tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_place *place, tp_
     e->repair = repair != 0;
     e->max_argument_bytes = TP_DEFAULT_MAX_ARGUMENT_BYTES;
     e->max_tool_calls = TP_DEFAULT_MAX_TOOL_CALLS;
-    if (tp_json_new_in(TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, place, &e->scanner) != TP_OK) {
-        free(allocation);
+    if (tp_json_new_with(alloc, TP_JSON_STRICT, TP_JSON_DEFAULT_MAX_DEPTH, place, &e->scanner) !=
+        TP_OK) {
+        tp_free(alloc, allocation);
         return TP_ERR_NOMEM;
     }
     tp_emitter_reset(e);
@@ -124,7 +134,7 @@ tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_place *place, tp_
 /* Writes the staged bytes to the buffer they belong to. */
 static tp_status unstage(tp_emitter *e) {
     if (e->staged) {
-        TRY(tp_buf_append(e->staged_for, e->stage, e->staged));
+        TP_TRY(tp_buf_append(e->staged_for, e->stage, e->staged));
         e->staged = 0;
     }
     e->staged_for = NULL;
@@ -133,7 +143,7 @@ static tp_status unstage(tp_emitter *e) {
 
 /* stage_append where the stage is another buffer's or full. */
 static tp_status restage(tp_emitter *e, tp_buf *b, const uint8_t *text, size_t n) {
-    TRY(unstage(e));
+    TP_TRY(unstage(e));
     if (n > STAGE_CAP) return tp_buf_append(b, text, n);
     e->staged_for = b;
     memcpy(e->stage, text, n);
@@ -196,7 +206,8 @@ tp_status tp_emitter_set_limits(tp_emitter *e, uint32_t max_depth, uint64_t max_
      * scanners let through (never less than its own default, which typed values need) */
     if (max_depth > tp_json_depth_room(e->scanner)) {
         tp_json *deeper;
-        if (tp_json_new(TP_JSON_STRICT, max_depth, &deeper) != TP_OK) return TP_ERR_NOMEM;
+        if (tp_json_new_with(&e->alloc, TP_JSON_STRICT, max_depth, NULL, &deeper) != TP_OK)
+            return TP_ERR_NOMEM;
         tp_json_free(e->scanner);
         e->scanner = deeper;
     }
@@ -214,8 +225,9 @@ size_t tp_emitter_held_bytes(const tp_emitter *e) {
 }
 
 void tp_emitter_free(tp_emitter *e) {
+    tp_allocator a;
     if (!e) return;
-    if (e->frames != e->first_frames) free(e->frames);
+    tp_vec_free(&e->deep_frames);
     tp_buf_free(&e->capture);
     tp_buf_free(&e->call.name);
     tp_buf_free(&e->call.carried_id);
@@ -229,7 +241,8 @@ void tp_emitter_free(tp_emitter *e) {
     tp_buf_free(&e->decoded);
     tp_buf_free(&e->joined);
     tp_json_free(e->scanner);
-    free(e->allocation);
+    a = e->alloc;
+    tp_free(&a, e->allocation);
 }
 
 const tp_event *tp_emitter_events(const tp_emitter *e, size_t *count) {
@@ -313,7 +326,7 @@ static inline tp_status push_text(tp_emitter *e, uint32_t kind, int32_t index,
 static tp_status push_error(tp_emitter *e, uint32_t kind, uint32_t msg, int32_t index,
                             uint64_t offset, const uint8_t *detail, size_t detail_len) {
     tp_event *ev;
-    TRY(push_event(e, TP_EV_ERROR, index, detail, detail_len, NULL, 0, &ev));
+    TP_TRY(push_event(e, TP_EV_ERROR, index, detail, detail_len, NULL, 0, &ev));
     ev->code = kind;
     ev->msg = msg;
     ev->offset = offset;
@@ -325,8 +338,8 @@ static tp_status push_error(tp_emitter *e, uint32_t kind, uint32_t msg, int32_t 
 static tp_status stop_at_limit(tp_emitter *e, uint32_t msg) {
     call_state *c = &e->call;
     int32_t index = c->active && !c->dead ? c->index : -1;
-    TRY(unstage(e));
-    TRY(push_error(e, TP_PE_LIMIT, msg, index, e->offset, NULL, 0));
+    TP_TRY(unstage(e));
+    TP_TRY(push_error(e, TP_PE_LIMIT, msg, index, e->offset, NULL, 0));
     e->stopped = 1;
     e->depth = 0;
     c->active = 0;
@@ -363,7 +376,7 @@ static tp_status args(tp_emitter *e, const uint8_t *text, size_t n);
 static TP_NOINLINE tp_status args_past_limit(tp_emitter *e, const uint8_t *text, size_t n,
                                              size_t room) {
     size_t fits = whole_characters(text, n, room);
-    if (fits) TRY(args(e, text, fits));
+    if (fits) TP_TRY(args(e, text, fits));
     return stop_at_limit(e, TP_MSG_LIMIT_ARGUMENT);
 }
 
@@ -374,7 +387,7 @@ static inline tp_status args(tp_emitter *e, const uint8_t *text, size_t n) {
     held = staged_length(e, &c->args);
     room = e->max_argument_bytes > held ? (size_t)(e->max_argument_bytes - held) : 0;
     if (TP_UNLIKELY(n > room)) return args_past_limit(e, text, n, room);
-    TRY(stage_append(e, &c->args, text, n));
+    TP_TRY(stage_append(e, &c->args, text, n));
     if (e->repair) return TP_OK; /* held: sent whole (or repaired) when the call ends */
     if (c->index < 0) return tp_buf_append(&c->pending, text, n);
     return push_text(e, TP_EV_ARGS, c->index, text, n);
@@ -387,7 +400,7 @@ static tp_status args_str(tp_emitter *e, const char *text) {
 /* Content or reasoning: to the message and out as an event. */
 static inline tp_status message_text(tp_emitter *e, int reasoning, const uint8_t *text,
                                      size_t n) {
-    TRY(stage_append(e, reasoning ? &e->reasoning : &e->content, text, n));
+    TP_TRY(stage_append(e, reasoning ? &e->reasoning : &e->content, text, n));
     return push_text(e, reasoning ? TP_EV_REASONING : TP_EV_CONTENT, -1, text, n);
 }
 
@@ -425,14 +438,12 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
     call_state *c = &e->call;
     if (e->stopped) return TP_OK;
     e->offset = pos;
-    if (e->depth == e->frames_cap) {
-        size_t cap = e->frames_cap * 2;
-        frame *grown = e->frames == e->first_frames ? (frame *)malloc(cap * sizeof(frame))
-                                                    : (frame *)realloc(e->frames, cap * sizeof(frame));
-        if (!grown) return TP_ERR_NOMEM;
-        if (e->frames == e->first_frames) memcpy(grown, e->first_frames, sizeof e->first_frames);
-        e->frames = grown;
-        e->frames_cap = cap;
+    if (e->depth == e->frames_cap) { /* deeper than the frames at hand: on to the heap */
+        TP_TRY(tp_vec_reserve(&e->deep_frames, sizeof(frame), e->frames_cap + 1));
+        if (e->frames == e->first_frames)
+            memcpy(e->deep_frames.data, e->first_frames, sizeof e->first_frames);
+        e->frames = (frame *)(void *)e->deep_frames.data;
+        e->frames_cap = e->deep_frames.cap;
     }
     f = &e->frames[e->depth++];
     f->role = (uint8_t)role;
@@ -448,14 +459,14 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
         call_clear(e);
         c->active = 1;
     } else if (c->active && role == TP_ROLE_TOOL_ARGS) {
-        if (c->has_args || c->params) TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
+        if (c->has_args || c->params) TP_TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
         c->has_args = c->begun = 1;
-        TRY(announce(e));
+        TP_TRY(announce(e));
     } else if (c->active && role == TP_ROLE_REPAIRED) {
         c->repaired = 1;
     } else if (c->active && role == TP_ROLE_PARAM_NAME) {
         c->begun = 1;
-        TRY(announce(e));
+        TP_TRY(announce(e));
     } else if (c->active && role == TP_ROLE_PARAM_VALUE) {
         if (decode == TP_DECODE_STRING || decode == TP_DECODE_JSON) {
             /* the output states the value's type */
@@ -468,7 +479,7 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
         } else if (decode == TP_DECODE_MINIMAX_M3 && !c->pknown) {
             c->param_streams = 0; /* its tags say what it is: converted at its end */
         }
-        if (c->in_param && c->param_streams) TRY(args_str(e, "\""));
+        if (c->in_param && c->param_streams) TP_TRY(args_str(e, "\""));
     }
     return TP_OK;
 }
@@ -480,7 +491,7 @@ static tp_status stream_whole(tp_emitter *e, frame *f, const uint8_t *data, size
     if (data[n - 1] < 0x80) return stream_text(e, f, data, n); /* the common piece */
     tail = tp_utf8_tail(data, n);
     if (tail > 3) tail = 3;
-    if (n > tail) TRY(stream_text(e, f, data, n - tail));
+    if (n > tail) TP_TRY(stream_text(e, f, data, n - tail));
     memcpy(f->held, data + n - tail, tail);
     f->held_len = (uint8_t)tail;
     return TP_OK;
@@ -501,7 +512,7 @@ static tp_status js_code_point(frame *f, tp_buf *out, uint32_t cp) {
         f->js_high = 0;
         return tp_utf8_append(out, cp);
     }
-    TRY(js_flush_high(f, out));
+    TP_TRY(js_flush_high(f, out));
     if (cp >= 0xD800 && cp <= 0xDBFF) {
         f->js_high = cp;
         return TP_OK;
@@ -522,14 +533,14 @@ static tp_status js_decode(frame *f, tp_buf *out, const uint8_t *s, size_t n) {
         case JS_IN:
             if (b == '"' || b == '\\') {
                 f->js_phase = b == '"' ? JS_DONE : JS_ESCAPE;
-                if (b == '"') TRY(js_flush_high(f, out));
+                if (b == '"') TP_TRY(js_flush_high(f, out));
                 break;
             }
-            TRY(js_flush_high(f, out));
+            TP_TRY(js_flush_high(f, out));
             {
                 size_t run = k - 1;
                 while (k < n && s[k] != '"' && s[k] != '\\') k++;
-                TRY(tp_buf_append(out, s + run, k - run));
+                TP_TRY(tp_buf_append(out, s + run, k - run));
             }
             break;
         case JS_ESCAPE:
@@ -540,14 +551,14 @@ static tp_status js_decode(frame *f, tp_buf *out, const uint8_t *s, size_t n) {
                 f->js_code = 0;
                 break;
             }
-            TRY(js_code_point(f, out, b == 'b' ? 0x08 : b == 'f' ? 0x0C : b == 'n' ? 0x0A
+            TP_TRY(js_code_point(f, out, b == 'b' ? 0x08 : b == 'f' ? 0x0C : b == 'n' ? 0x0A
                                     : b == 'r' ? 0x0D : b == 't' ? 0x09 : b));
             break;
         case JS_HEX:
             f->js_code = f->js_code << 4 | (uint32_t)tp_hexval(b);
             if (--f->js_hex_left == 0) {
                 f->js_phase = JS_IN;
-                TRY(js_code_point(f, out, f->js_code));
+                TP_TRY(js_code_point(f, out, f->js_code));
             }
             break;
         default: /* JS_DONE */
@@ -612,10 +623,10 @@ static tp_status announce(tp_emitter *e) {
     if (!c->active || c->dead || !c->has_name || c->index >= 0) return TP_OK;
     if ((uint64_t)e->next_index >= e->max_tool_calls) return stop_at_limit(e, TP_MSG_LIMIT_CALLS);
     c->index = e->next_index++;
-    TRY(push_event(e, TP_EV_CALL_START, c->index, c->name.data, c->name.len, c->carried_id.data,
+    TP_TRY(push_event(e, TP_EV_CALL_START, c->index, c->name.data, c->name.len, c->carried_id.data,
                    c->carried_id.len, NULL));
     if (c->pending.len) { /* arguments that came before the name, as one delta */
-        TRY(push_event(e, TP_EV_ARGS, c->index, c->pending.data, c->pending.len, NULL, 0, NULL));
+        TP_TRY(push_event(e, TP_EV_ARGS, c->index, c->pending.data, c->pending.len, NULL, 0, NULL));
         c->pending.len = 0;
     }
     return TP_OK;
@@ -632,14 +643,14 @@ static tp_status set_name(tp_emitter *e, const uint8_t *name, size_t n) {
     }
     c->has_name = 1;
     c->name.len = 0;
-    TRY(tp_buf_append(&c->name, name, n));
+    TP_TRY(tp_buf_append(&c->name, name, n));
     return c->begun ? announce(e) : TP_OK;
 }
 
 /* A parameter's raw text as JSON, typed by its schema types (string as the fallback); the
  * raw text is read as text first: an ill-formed UTF-8 part becomes U+FFFD. */
 static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
-    tp_buf text = {NULL, 0, 0}, json = {NULL, 0, 0};
+    tp_buf text = TP_BUF_INIT(&e->alloc), json = TP_BUF_INIT(&e->alloc);
     tp_status st = tp_utf8_replace_append(&text, raw, n);
     if (st == TP_OK)
         st = tp_typed_json(&json, e->scanner, e->call.ptypes, e->call.n_ptypes,
@@ -654,7 +665,7 @@ static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
  * arguments invalid. */
 static tp_status m3_value(tp_emitter *e, const uint8_t *raw, size_t n) {
     call_state *c = &e->call;
-    tp_buf text = {NULL, 0, 0}, json = {NULL, 0, 0};
+    tp_buf text = TP_BUF_INIT(&e->alloc), json = TP_BUF_INIT(&e->alloc);
     int ok = 1;
     tp_status st = tp_utf8_replace_append(&text, raw, n);
     if (st == TP_OK)
@@ -672,13 +683,13 @@ static tp_status finish_call(tp_emitter *e) {
     call_state *c = &e->call;
     size_t used = 0;
     int valid;
-    TRY(announce(e));
+    TP_TRY(announce(e));
     if (e->stopped) return TP_OK; /* announcing it met the limit on calls */
     if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
-    if (c->params) TRY(args_str(e, "}"));
-    else if (!c->has_args) TRY(args_str(e, "{}"));
+    if (c->params) TP_TRY(args_str(e, "}"));
+    else if (!c->has_args) TP_TRY(args_str(e, "{}"));
     if (e->stopped) return TP_OK; /* closing the arguments met the limit on their bytes */
-    TRY(unstage(e));
+    TP_TRY(unstage(e));
     tp_json_reset(e->scanner);
     tp_json_feed(e->scanner, c->args.data, c->args.len, &used);
     valid = c->args.len > 0 && c->args.data[0] == '{' &&
@@ -688,20 +699,20 @@ static tp_status finish_call(tp_emitter *e) {
         return call_error(e, TP_PE_INCOMPLETE, TP_MSG_ENDED_INSIDE_CALL, NULL, 0);
     if (e->repair && (!valid || c->repaired)) {
         tp_event *ev;
-        TRY(push_event(e, TP_EV_CALL_REPAIR, c->index, c->args.data, c->args.len, c->name.data,
+        TP_TRY(push_event(e, TP_EV_CALL_REPAIR, c->index, c->args.data, c->args.len, c->name.data,
                        c->name.len, &ev));
         ev->offset = e->offset;
         return TP_OK;
     }
     if (!valid) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
-    if (e->repair) TRY(push_event(e, TP_EV_ARGS, c->index, c->args.data, c->args.len, NULL, 0, NULL));
+    if (e->repair) TP_TRY(push_event(e, TP_EV_ARGS, c->index, c->args.data, c->args.len, NULL, 0, NULL));
     return push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
                       c->name.len, NULL);
 }
 
 /* A parameter value written as a Python literal or a Gemma 4 value, as JSON text. */
 static tp_status converted_value(tp_emitter *e, uint32_t decode, const uint8_t *raw, size_t n) {
-    tp_buf json = {NULL, 0, 0};
+    tp_buf json = TP_BUF_INIT(&e->alloc);
     tp_status st = decode == TP_DECODE_PYTHON ? tp_python_literal_to_json(&json, raw, n)
                    : decode == TP_DECODE_GEMMA
                        ? tp_gemma_value_to_json(&json, raw, n, TP_GEMMA_QUOTE)
@@ -732,7 +743,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
     e->offset = pos;
     if (e->depth == 0) return TP_OK;
     f = e->frames[--e->depth];
-    TRY(flush_held(e, &f));
+    TP_TRY(flush_held(e, &f));
     data = e->capture.data ? e->capture.data + f.cap_start : (const uint8_t *)"";
     n = e->capture.len - f.cap_start;
     if (f.role == TP_ROLE_TOOL_CALL) {
@@ -743,7 +754,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         /* nothing more */
     } else if (f.role == TP_ROLE_TOOL_NAME || f.role == TP_ROLE_TOOL_ID ||
                f.role == TP_ROLE_PARAM_NAME) {
-        tp_buf decoded = {NULL, 0, 0};
+        tp_buf decoded = TP_BUF_INIT(&e->alloc);
         const uint8_t *value = data;
         size_t len = n;
         if (f.decode == TP_DECODE_JSON_STRING) {
@@ -773,7 +784,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
             c->param_streams = c->n_ptypes == 1 && c->ptypes[0] == TP_TYPE_STRING;
             {
                 /* one piece: the separator, the quoted name and the colon */
-                tp_buf key = {NULL, 0, 0};
+                tp_buf key = TP_BUF_INIT(&e->alloc);
                 st = tp_buf_append(&key, c->params == 0 ? "{\"" : ", \"", c->params == 0 ? 2 : 3);
                 if (st == TP_OK) st = tp_json_escape_append(&key, value, len);
                 if (st == TP_OK) st = tp_buf_append(&key, "\": ", 3);
@@ -822,7 +833,7 @@ tp_status tp_emitter_abort(tp_emitter *e, uint32_t depth) {
     if (e->stopped) return TP_OK;
     while (e->depth > depth) {
         frame f = e->frames[--e->depth];
-        if (f.role == TP_ROLE_REASONING || f.role == TP_ROLE_CONTENT) TRY(flush_held(e, &f));
+        if (f.role == TP_ROLE_REASONING || f.role == TP_ROLE_CONTENT) TP_TRY(flush_held(e, &f));
         if (f.role == TP_ROLE_TOOL_CALL) e->call.active = 0;
         e->capture.len = f.cap_start;
     }

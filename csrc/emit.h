@@ -5,7 +5,11 @@
 #define TOOLPARSE_EMIT_H
 
 #include "buffer.h"
-#include "stream.h"
+#include "event.h"
+#include "parse_limits.h"
+#include "pool.h"
+#include "program.h" /* the roles and decodings of the tags it is given */
+#include "tools.h"
 
 typedef struct tp_emitter tp_emitter;
 
@@ -18,8 +22,9 @@ struct tp_event_out {
 
 /* repair: hold each call's arguments until it ends, and report a call whose arguments are
  * not a JSON object, or that the grammar marked repaired, as TP_EV_CALL_REPAIR.  In place
- * where it fits (place may be NULL: pool.h). */
-tp_status tp_emitter_new(const tp_tools *tools, int repair, tp_place *place, tp_emitter **out);
+ * where it fits (place may be NULL: pool.h); alloc (not NULL) is copied. */
+tp_status tp_emitter_new(const tp_allocator *alloc, const tp_tools *tools, int repair,
+                         tp_place *place, tp_emitter **out);
 void tp_emitter_free(tp_emitter *e);
 void tp_emitter_reset(tp_emitter *e);
 /* Limits the emitter enforces (see tp_limits).  Meeting one stops it.  max_depth: the

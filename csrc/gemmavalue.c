@@ -4,12 +4,6 @@
 
 #include "text.h"
 
-#define TRY(expr)                          \
-    do {                                   \
-        tp_status st_ = (expr);            \
-        if (st_ != TP_OK) return st_;      \
-    } while (0)
-
 typedef struct quote_text {
     const uint8_t *text;
     size_t len;
@@ -23,8 +17,8 @@ static int quote_at(const quote_text *q, const uint8_t *s, size_t n, size_t k) {
 
 /* text as a JSON string */
 static tp_status json_string(tp_buf *out, const uint8_t *text, size_t len) {
-    TRY(tp_buf_append(out, "\"", 1));
-    TRY(tp_json_escape_append(out, text, len));
+    TP_TRY(tp_buf_append(out, "\"", 1));
+    TP_TRY(tp_json_escape_append(out, text, len));
     return tp_buf_append(out, "\"", 1);
 }
 
@@ -41,32 +35,32 @@ static tp_status convert(tp_buf *out, tp_buf *open, const quote_text *q, const u
             while (k < n && s[k] != ':') k++;
             end = k;
             while (end > start && is_space(s[end - 1])) end--;
-            TRY(json_string(out, s + start, end - start));
-            TRY(tp_buf_append(out, ": ", 2));
+            TP_TRY(json_string(out, s + start, end - start));
+            TP_TRY(tp_buf_append(out, ": ", 2));
             if (k < n) k++;
             want_key = 0;
         } else if (quote_at(q, s, n, k)) {
             size_t start = k + q->len;
             k = start;
             while (k < n && !quote_at(q, s, n, k)) k++;
-            TRY(json_string(out, s + start, k - start));
+            TP_TRY(json_string(out, s + start, k - start));
             k = k < n ? k + q->len : n;
         } else if (b == '{' || b == '[') {
-            TRY(tp_buf_append(open, &b, 1));
-            TRY(tp_buf_append(out, &b, 1));
+            TP_TRY(tp_buf_append(open, &b, 1));
+            TP_TRY(tp_buf_append(out, &b, 1));
             want_key = b == '{';
             k++;
         } else if (b == '}' || b == ']') {
             if (open->len) open->len--;
-            TRY(tp_buf_append(out, &b, 1));
+            TP_TRY(tp_buf_append(out, &b, 1));
             want_key = 0;
             k++;
         } else if (b == ',') {
-            TRY(tp_buf_append(out, ", ", 2));
+            TP_TRY(tp_buf_append(out, ", ", 2));
             want_key = open->len && open->data[open->len - 1] == '{';
             k++;
         } else {
-            TRY(tp_buf_append(out, &b, 1));
+            TP_TRY(tp_buf_append(out, &b, 1));
             k++;
         }
     }
@@ -74,7 +68,7 @@ static tp_status convert(tp_buf *out, tp_buf *open, const quote_text *q, const u
 }
 
 tp_status tp_gemma_value_to_json(tp_buf *out, const uint8_t *s, size_t n, const char *quote) {
-    tp_buf open = {NULL, 0, 0}; /* the containers open at this point, innermost last */
+    tp_buf open = TP_BUF_INIT(out->alloc); /* the containers open at this point, innermost last */
     quote_text q;
     tp_status st;
     q.text = (const uint8_t *)quote;

@@ -7,8 +7,9 @@
  * specification; python/toolparse/reference/json.py is the twin that must agree. */
 #include "json.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "alloc.h"
 
 enum state {
     ST_VALUE,          /* a value must come: top level, after ':' or after ',' in a list */
@@ -66,6 +67,7 @@ struct tp_json {
     uint64_t err_offset;
     void *allocation; /* what to free: where the aligned storage begins (NULL: placed) */
     uint32_t stack_room; /* the stack's bytes: the deepest max_depth it can take */
+    tp_allocator alloc;
 };
 
 /* Byte classes for the hot loops. */
@@ -107,11 +109,17 @@ static int hex_value(uint8_t b) {
 }
 
 tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out) {
-    return tp_json_new_in(dialect, max_depth, NULL, out);
+    return tp_json_new_with(NULL, dialect, max_depth, NULL, out);
 }
 
 tp_status tp_json_new_in(tp_json_dialect dialect, uint32_t max_depth, tp_place *place,
                          tp_json **out) {
+    return tp_json_new_with(NULL, dialect, max_depth, place, out);
+}
+
+tp_status tp_json_new_with(const tp_allocator *alloc, tp_json_dialect dialect,
+                           uint32_t max_depth, tp_place *place, tp_json **out) {
+    tp_allocator a;
     tp_json *s;
     void *allocation;
     if (!out) return TP_ERR_ARG;
@@ -119,9 +127,11 @@ tp_status tp_json_new_in(tp_json_dialect dialect, uint32_t max_depth, tp_place *
     if (dialect != TP_JSON_STRICT && dialect != TP_JSON_LENIENT && dialect != TP_JSON_PYTHON)
         return TP_ERR_ARG;
     if (max_depth < 1 || max_depth > TP_JSON_MAX_DEPTH_CEILING) return TP_ERR_ARG;
-    s = (tp_json *)tp_place_take(place, sizeof *s + max_depth, &allocation);
+    TP_TRY(tp_allocator_init(&a, alloc));
+    s = (tp_json *)tp_place_take(&a, place, sizeof *s + max_depth, &allocation);
     if (!s) return TP_ERR_NOMEM;
     s->allocation = allocation;
+    s->alloc = a;
     s->stack = (uint8_t *)(s + 1);
     s->stack_room = max_depth;
     s->dialect = dialect;
@@ -140,7 +150,10 @@ tp_status tp_json_set_max_depth(tp_json *s, uint32_t max_depth) {
 }
 
 void tp_json_free(tp_json *s) {
-    if (s) free(s->allocation);
+    tp_allocator a;
+    if (!s) return;
+    a = s->alloc;
+    tp_free(&a, s->allocation);
 }
 
 void tp_json_reset(tp_json *s) {

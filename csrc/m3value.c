@@ -2,15 +2,9 @@
  * python/toolparse/reference/m3value.py. */
 #include "m3value.h"
 
+#include "event.h"
 #include "reader.h"
-#include "stream.h"
 #include "text.h"
-
-#define TRY(expr)                          \
-    do {                                   \
-        tp_status st_ = (expr);            \
-        if (st_ != TP_OK) return st_;      \
-    } while (0)
 
 static const uint8_t NS[] = "]<]minimax[>[";
 #define NS_LEN 13u
@@ -22,8 +16,8 @@ static int is_space(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b 
 /* -- text -------------------------------------------------------------------------------- */
 
 static tp_status quoted(tp_buf *out, const uint8_t *s, size_t n) {
-    TRY(tp_buf_append(out, "\"", 1));
-    TRY(tp_json_escape_append(out, s, n));
+    TP_TRY(tp_buf_append(out, "\"", 1));
+    TP_TRY(tp_json_escape_append(out, s, n));
     return tp_buf_append(out, "\"", 1);
 }
 
@@ -298,10 +292,10 @@ static tp_status value(m3 *m, const schema_at *at, const uint8_t *s, size_t n, u
         }
         array = items;
     }
-    TRY(tp_buf_append(m->out, array ? "[" : "{", 1));
+    TP_TRY(tp_buf_append(m->out, array ? "[" : "{", 1));
     k = 0;
     while ((got = next_child(s, n, &k, &name, &name_len, &content, &content_len)) == 1) {
-        if (!first) TRY(tp_buf_append(m->out, ", ", 2));
+        if (!first) TP_TRY(tp_buf_append(m->out, ", ", 2));
         first = 0;
         if (array) {
             if (name_len != 4 || memcmp(name, "item", 4) != 0) {
@@ -309,10 +303,10 @@ static tp_status value(m3 *m, const schema_at *at, const uint8_t *s, size_t n, u
                 return TP_OK;
             }
         } else {
-            TRY(quoted(m->out, name, name_len));
-            TRY(tp_buf_append(m->out, ": ", 2));
+            TP_TRY(quoted(m->out, name, name_len));
+            TP_TRY(tp_buf_append(m->out, ": ", 2));
         }
-        TRY(child_value(m, at, name, name_len, !array, content, content_len, depth + 1));
+        TP_TRY(child_value(m, at, name, name_len, !array, content, content_len, depth + 1));
         if (!m->ok) return TP_OK;
     }
     if (got < 0) {

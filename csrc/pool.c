@@ -4,8 +4,10 @@
 #endif
 #include "pool.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "alloc.h"
+#include "vec.h"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/mman.h>
@@ -38,31 +40,44 @@ struct tp_pool {
     size_t block_size;
     uint8_t *fresh, *fresh_end; /* the newest slab's part never handed out (zeroed) */
     void *given_back;           /* blocks given back, each holding the next one's address */
-    slab *slabs;
-    size_t n_slabs, cap_slabs;
+    tp_vec slabs;               /* slab records */
     size_t live;
+    tp_allocator alloc;
 };
 
-tp_status tp_pool_new(tp_pool **out) {
+tp_status tp_pool_new(tp_pool **out) { return tp_pool_new_with(NULL, out); }
+
+tp_status tp_pool_new_with(const tp_allocator *alloc, tp_pool **out) {
+    tp_allocator a;
+    tp_pool *pool;
     if (!out) return TP_ERR_ARG;
-    *out = (tp_pool *)calloc(1, sizeof **out);
-    return *out ? TP_OK : TP_ERR_NOMEM;
+    *out = NULL;
+    TP_TRY(tp_allocator_init(&a, alloc));
+    pool = (tp_pool *)tp_alloc_zeroed(&a, sizeof *pool);
+    if (!pool) return TP_ERR_NOMEM;
+    pool->alloc = a;
+    pool->slabs.alloc = &pool->alloc;
+    *out = pool;
+    return TP_OK;
 }
 
-static void release_slab(const slab *s) {
+static void release_slab(const tp_pool *pool, const slab *s) {
 #ifdef POOL_MMAP
+    (void)pool;
     munmap(s->start, s->bytes);
 #else
-    free(s->start);
+    tp_free(&pool->alloc, s->start);
 #endif
 }
 
 void tp_pool_free(tp_pool *pool) {
+    tp_allocator a;
     size_t k;
     if (!pool) return;
-    for (k = 0; k < pool->n_slabs; k++) release_slab(&pool->slabs[k]);
-    free(pool->slabs);
-    free(pool);
+    for (k = 0; k < pool->slabs.len; k++) release_slab(pool, &TP_VEC_AT(pool->slabs, slab, k));
+    tp_vec_free(&pool->slabs);
+    a = pool->alloc;
+    tp_free(&a, pool);
 }
 
 size_t tp_pool_block_size(const tp_pool *pool) { return pool->block_size; }
@@ -80,9 +95,10 @@ void tp_pool_learn(tp_pool *pool, size_t block_size) {
 
 #ifndef POOL_HEAP_BLOCKS
 /* bytes of zeroed memory aligned to a slab (a cache line without mmap), or NULL. */
-static uint8_t *new_slab_memory(size_t bytes, slab *s) {
+static uint8_t *new_slab_memory(const tp_pool *pool, size_t bytes, slab *s) {
 #ifdef POOL_MMAP
     size_t span = bytes + SLAB_BYTES, head, tail;
+    (void)pool;
     uint8_t *raw, *base;
     raw = (uint8_t *)mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if ((void *)raw == MAP_FAILED) return NULL;
@@ -99,7 +115,7 @@ static uint8_t *new_slab_memory(size_t bytes, slab *s) {
     s->bytes = bytes;
     return base;
 #else
-    uint8_t *raw = (uint8_t *)calloc(1, bytes + TP_CACHE_LINE - 1);
+    uint8_t *raw = (uint8_t *)tp_alloc_zeroed(&pool->alloc, bytes + TP_CACHE_LINE - 1);
     if (!raw) return NULL;
     s->start = raw;
     s->bytes = bytes;
@@ -112,16 +128,10 @@ static tp_status add_slab(tp_pool *pool) {
     uint8_t *memory;
     if (pool->block_size > SLAB_BYTES / SLAB_MIN_BLOCKS) /* a slab holds a few blocks at least */
         bytes = (pool->block_size * SLAB_MIN_BLOCKS + SLAB_BYTES - 1) & ~(SLAB_BYTES - 1);
-    if (pool->n_slabs == pool->cap_slabs) {
-        size_t cap = pool->cap_slabs ? pool->cap_slabs * 2 : 4;
-        slab *grown = (slab *)realloc(pool->slabs, cap * sizeof *grown);
-        if (!grown) return TP_ERR_NOMEM;
-        pool->slabs = grown;
-        pool->cap_slabs = cap;
-    }
-    memory = new_slab_memory(bytes, &pool->slabs[pool->n_slabs]);
+    TP_TRY(tp_vec_reserve(&pool->slabs, sizeof(slab), 1));
+    memory = new_slab_memory(pool, bytes, &TP_VEC_AT(pool->slabs, slab, pool->slabs.len));
     if (!memory) return TP_ERR_NOMEM;
-    pool->n_slabs++;
+    pool->slabs.len++;
     pool->fresh = memory;
     pool->fresh_end = memory + bytes;
     return TP_OK;
@@ -135,7 +145,7 @@ void *tp_pool_take(tp_pool *pool) {
 #ifdef POOL_HEAP_BLOCKS
     {
         /* the heap's address sits just before the block */
-        uint8_t *raw = (uint8_t *)calloc(1, size + 2 * TP_CACHE_LINE);
+        uint8_t *raw = (uint8_t *)tp_alloc_zeroed(&pool->alloc, size + 2 * TP_CACHE_LINE);
         if (!raw) return NULL;
         block = (uint8_t *)TP_ALIGN_UP(raw + sizeof(void *), TP_CACHE_LINE);
         memcpy(block - sizeof(void *), &raw, sizeof raw);
@@ -162,7 +172,7 @@ void tp_pool_give_back(tp_pool *pool, void *block) {
     {
         void *raw;
         memcpy(&raw, (uint8_t *)block - sizeof(void *), sizeof raw);
-        free(raw);
+        tp_free(&pool->alloc, raw);
     }
 #else
     memcpy(block, &pool->given_back, sizeof(void *));
@@ -170,7 +180,9 @@ void tp_pool_give_back(tp_pool *pool, void *block) {
 #endif
 }
 
-void *tp_place_take(tp_place *place, size_t size, void **allocation) {
+void *tp_place_take(const tp_allocator *alloc, tp_place *place, size_t size,
+                    void **allocation) {
+    tp_allocator fallback;
     size_t lines;
     void *raw;
     *allocation = NULL;
@@ -184,7 +196,11 @@ void *tp_place_take(tp_place *place, size_t size, void **allocation) {
             return at;
         }
     }
-    raw = calloc(1, size + TP_CACHE_LINE - 1);
+    if (!alloc) {
+        tp_allocator_init(&fallback, NULL);
+        alloc = &fallback;
+    }
+    raw = tp_alloc_zeroed(alloc, size + TP_CACHE_LINE - 1);
     if (!raw) return NULL;
     *allocation = raw;
     return TP_ALIGN_UP(raw, TP_CACHE_LINE);

@@ -14,6 +14,10 @@
 typedef struct tp_pool tp_pool;
 
 tp_status tp_pool_new(tp_pool **out);
+/* tp_pool_new with an allocator (common.h; NULL: the default) for the pool's bookkeeping
+ * and, where slabs are not mapped pages of their own (no mmap, or AddressSanitizer's
+ * builds, which take each block on its own), for its memory. */
+tp_status tp_pool_new_with(const tp_allocator *alloc, tp_pool **out);
 void tp_pool_free(tp_pool *pool);
 
 /* The block size (0 until learnt). */
@@ -34,8 +38,9 @@ typedef struct tp_place {
 } tp_place;
 
 /* size zeroed bytes aligned to a cache line: from the place when they fit there
- * (*allocation = NULL), else from the heap (*allocation = what to free).  place may be
- * NULL (the heap).  NULL when there is no memory. */
-void *tp_place_take(tp_place *place, size_t size, void **allocation);
+ * (*allocation = NULL), else from alloc (*allocation = what to give back to it; NULL:
+ * the default allocator).  place may be NULL (alloc).  NULL when there is no memory. */
+void *tp_place_take(const tp_allocator *alloc, tp_place *place, size_t size,
+                    void **allocation);
 
 #endif

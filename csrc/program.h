@@ -15,6 +15,21 @@ enum {
     TP_OP_CHARS, TP_OP_CONST, TP_OP_COUNT
 };
 
+/* Operand words after each opcode (grammar.OPERANDS): the one table of instruction widths,
+ * which the loader checks the code with and the VM steps by (0 past the last opcode). */
+static inline uint32_t tp_op_operands(uint32_t op) {
+    static const uint8_t operands[TP_OP_COUNT] = {
+        [TP_OP_END] = 0,   [TP_OP_LIT] = 1,     [TP_OP_WS] = 0,        [TP_OP_UNTIL] = 2,
+        [TP_OP_JSON] = 2,  [TP_OP_EOF] = 1,     [TP_OP_CHOICE] = 1,    [TP_OP_COMMIT] = 1,
+        [TP_OP_PCOMMIT] = 1, [TP_OP_BCOMMIT] = 1, [TP_OP_FAIL] = 0,    [TP_OP_FAILTWICE] = 0,
+        [TP_OP_JMP] = 1,   [TP_OP_CALL] = 1,    [TP_OP_RET] = 0,       [TP_OP_CUT] = 0,
+        [TP_OP_TOPEN] = 2, [TP_OP_TCLOSE] = 0,  [TP_OP_RECOVER] = 1,   [TP_OP_RPOP] = 0,
+        [TP_OP_CHARS] = 2, [TP_OP_CONST] = 1,
+    };
+    return op < TP_OP_COUNT ? operands[op] : 0;
+}
+
+#define TP_PROGRAM_MAGIC "TPG1" /* a blob's first 4 bytes (grammar.MAGIC) */
 #define TP_EOF_STOPPED 1u /* EOF fails where the output was cut short */
 #define TP_CHARS_SET_BYTES 32u /* a CHARS byte set: bit b of byte b >> 3 */
 #define TP_CHARS_MIN1 1u
@@ -61,6 +76,9 @@ typedef struct tp_stopset {
  * TP_ERR_ARG *where (if not NULL) gets a static description.  Caller frees with
  * tp_program_free(). */
 tp_status tp_program_new(const uint8_t *blob, size_t len, tp_program **out, const char **where);
+/* tp_program_new with an allocator (common.h; NULL: the default). */
+tp_status tp_program_new_with(const tp_allocator *alloc, const uint8_t *blob, size_t len,
+                              tp_program **out, const char **where);
 void tp_program_free(tp_program *p); /* NULL-safe */
 
 /* The address of an entry point, or -1. */

@@ -4,12 +4,6 @@
 
 #include "text.h"
 
-#define TRY(expr)                          \
-    do {                                   \
-        tp_status st_ = (expr);            \
-        if (st_ != TP_OK) return st_;      \
-    } while (0)
-
 #define REPLACEMENT 0xFFFDu
 
 static int is_space(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
@@ -75,15 +69,15 @@ static tp_status string(tp_buf *out, tp_buf *text, const uint8_t *s, size_t n, s
     while (*k < n && s[*k] != quote) {
         size_t run = *k;
         while (*k < n && s[*k] != quote && s[*k] != '\\') (*k)++;
-        TRY(tp_buf_append(text, s + run, *k - run));
+        TP_TRY(tp_buf_append(text, s + run, *k - run));
         if (*k < n && s[*k] == '\\') {
             (*k)++;
-            if (*k < n) TRY(escape(text, s, n, k));
+            if (*k < n) TP_TRY(escape(text, s, n, k));
         }
     }
     if (*k < n) (*k)++;
-    TRY(tp_buf_append(out, "\"", 1));
-    TRY(tp_json_escape_append(out, text->data, text->len));
+    TP_TRY(tp_buf_append(out, "\"", 1));
+    TP_TRY(tp_json_escape_append(out, text->data, text->len));
     return tp_buf_append(out, "\"", 1);
 }
 
@@ -94,33 +88,33 @@ static tp_status convert(tp_buf *out, tp_buf *text, const uint8_t *s, size_t n) 
         if (is_space(b)) {
             k++;
         } else if (b == '"' || b == '\'') {
-            TRY(string(out, text, s, n, &k));
+            TP_TRY(string(out, text, s, n, &k));
         } else if (b == ',') {
             size_t next = k + 1;
             while (next < n && is_space(s[next])) next++;
             k++;
             if (next < n && (s[next] == ']' || s[next] == '}' || s[next] == ')')) continue;
-            TRY(tp_buf_append(out, ", ", 2));
+            TP_TRY(tp_buf_append(out, ", ", 2));
         } else if (b == ':') {
             k++;
-            TRY(tp_buf_append(out, ": ", 2));
+            TP_TRY(tp_buf_append(out, ": ", 2));
         } else if (b == '(' || b == ')') {
             k++;
-            TRY(tp_buf_append(out, b == '(' ? "[" : "]", 1));
+            TP_TRY(tp_buf_append(out, b == '(' ? "[" : "]", 1));
         } else if (b == 'T' || b == 'F' || b == 'N') {
             size_t len = b == 'F' ? 5 : 4;
             k += len;
-            TRY(tp_buf_append(out, b == 'T' ? "true" : b == 'F' ? "false" : "null", len));
+            TP_TRY(tp_buf_append(out, b == 'T' ? "true" : b == 'F' ? "false" : "null", len));
         } else {
             k++;
-            TRY(tp_buf_append(out, &b, 1));
+            TP_TRY(tp_buf_append(out, &b, 1));
         }
     }
     return TP_OK;
 }
 
 tp_status tp_python_literal_to_json(tp_buf *out, const uint8_t *s, size_t n) {
-    tp_buf text = {NULL, 0, 0}; /* one string's decoded characters */
+    tp_buf text = TP_BUF_INIT(out->alloc); /* one string's decoded characters */
     tp_status st = convert(out, &text, s, n);
     tp_buf_free(&text);
     return st;

@@ -1,181 +1,9 @@
-/* stream.c: tp_stream (one parse: a VM feeding an event builder) and the tool table. */
+/* stream.c: tp_stream, one parse: a VM feeding an event builder. */
 #include "stream.h"
 
-#include "reader.h"
-
+#include "alloc.h"
 #include "emit.h"
-#include "m3value.h"
 #include "vm.h"
-
-/* -- tools -------------------------------------------------------------------------------- */
-
-typedef struct tool_param {
-    uint32_t name_off, name_len, types_off, n_types;
-    size_t schema_off, schema_len; /* its schema node in schemas (length 0: none) */
-} tool_param;
-
-typedef struct tool_entry {
-    uint32_t name_off, name_len, params_off, n_params;
-} tool_entry;
-
-struct tp_tools {
-    uint32_t n_tools;
-    tool_entry *tools;
-    tool_param *params;
-    uint32_t *types;
-    uint8_t *names;
-    uint8_t *schemas; /* the blob's schema nodes, one per parameter (may be NULL) */
-};
-
-void tp_tools_free(tp_tools *t) {
-    if (!t) return;
-    free(t->tools);
-    free(t->params);
-    free(t->types);
-    free(t->names);
-    free(t->schemas);
-    free(t);
-}
-
-
-tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
-    tp_reader r, count;
-    tp_tools *t;
-    uint32_t k, j, n_params = 0, n_types = 0, n_names = 0;
-    if (!blob || !out) return TP_ERR_ARG;
-    *out = NULL;
-    r.p = blob, r.end = blob + len, r.bad = 0;
-    count = r;
-    /* first pass: sizes */
-    {
-        uint32_t n_tools = tp_read_u32(&count);
-        if (n_tools > len) return TP_ERR_ARG;
-        for (k = 0; k < n_tools && !count.bad; k++) {
-            uint32_t n = tp_read_u32(&count), np;
-            tp_read_bytes(&count, n);
-            n_names += n;
-            np = tp_read_u32(&count);
-            if (np > len) return TP_ERR_ARG;
-            for (j = 0; j < np && !count.bad; j++) {
-                uint32_t m = tp_read_u32(&count), nt;
-                tp_read_bytes(&count, m);
-                n_names += m;
-                nt = tp_read_u32(&count);
-                if (!tp_read_bytes(&count, nt * 4u) || nt > 64) return TP_ERR_ARG;
-                n_types += nt;
-            }
-            n_params += np;
-        }
-        if (count.bad) return TP_ERR_ARG;
-        /* then, optionally, each parameter's schema node (u32 length, node) in order */
-        if (count.p != count.end) {
-            for (k = 0; k < n_params && !count.bad; k++) {
-                uint32_t m = tp_read_u32(&count);
-                const uint8_t *node = tp_read_bytes(&count, m);
-                if (!node || (m && !tp_m3_schema_valid(node, m, 0))) return TP_ERR_ARG;
-            }
-            if (count.bad || count.p != count.end) return TP_ERR_ARG;
-        }
-    }
-    t = (tp_tools *)calloc(1, sizeof *t);
-    if (!t) return TP_ERR_NOMEM;
-    t->n_tools = tp_read_u32(&r);
-    t->tools = (tool_entry *)calloc(t->n_tools + 1, sizeof(tool_entry));
-    t->params = (tool_param *)calloc(n_params + 1, sizeof(tool_param));
-    t->types = (uint32_t *)calloc(n_types + 1, sizeof(uint32_t));
-    t->names = (uint8_t *)malloc(n_names + 1);
-    if (!t->tools || !t->params || !t->types || !t->names) {
-        tp_tools_free(t);
-        return TP_ERR_NOMEM;
-    }
-    n_params = n_types = n_names = 0;
-    for (k = 0; k < t->n_tools; k++) {
-        tool_entry *tool = &t->tools[k];
-        tool->name_len = tp_read_u32(&r);
-        tool->name_off = n_names;
-        memcpy(t->names + n_names, tp_read_bytes(&r, tool->name_len), tool->name_len);
-        n_names += tool->name_len;
-        tool->n_params = tp_read_u32(&r);
-        tool->params_off = n_params;
-        for (j = 0; j < tool->n_params; j++) {
-            tool_param *p = &t->params[n_params++];
-            uint32_t q;
-            p->name_len = tp_read_u32(&r);
-            p->name_off = n_names;
-            memcpy(t->names + n_names, tp_read_bytes(&r, p->name_len), p->name_len);
-            n_names += p->name_len;
-            p->n_types = tp_read_u32(&r);
-            p->types_off = n_types;
-            for (q = 0; q < p->n_types; q++) t->types[n_types++] = tp_read_u32(&r);
-        }
-    }
-    if (r.p != r.end) { /* the schema nodes, checked above */
-        size_t off = 0, size = (size_t)(r.end - r.p);
-        t->schemas = (uint8_t *)malloc(size);
-        if (!t->schemas) {
-            tp_tools_free(t);
-            return TP_ERR_NOMEM;
-        }
-        for (k = 0; k < n_params; k++) {
-            uint32_t m = tp_read_u32(&r);
-            t->params[k].schema_off = off;
-            t->params[k].schema_len = m;
-            memcpy(t->schemas + off, tp_read_bytes(&r, m), m);
-            off += m;
-        }
-    }
-    *out = t;
-    return TP_OK;
-}
-
-int32_t tp_tools_find(const tp_tools *t, const uint8_t *name, size_t len) {
-    uint32_t k;
-    for (k = 0; k < t->n_tools; k++) {
-        const tool_entry *tool = &t->tools[k];
-        if (tool->name_len == len && memcmp(t->names + tool->name_off, name, len) == 0)
-            return (int32_t)k;
-    }
-    return -1;
-}
-
-const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint8_t *name,
-                                     size_t len, uint32_t *n_types) {
-    uint32_t j;
-    *n_types = 0;
-    if (tool < 0 || (uint32_t)tool >= t->n_tools) return NULL;
-    for (j = 0; j < t->tools[tool].n_params; j++) {
-        const tool_param *p = &t->params[t->tools[tool].params_off + j];
-        if (p->name_len == len && memcmp(t->names + p->name_off, name, len) == 0) {
-            *n_types = p->n_types;
-            return t->types + p->types_off;
-        }
-    }
-    return NULL;
-}
-
-const uint8_t *tp_tools_param_schema(const tp_tools *t, int32_t tool, const uint8_t *name,
-                                     size_t len, size_t *node_len) {
-    uint32_t j;
-    *node_len = 0;
-    if (!t->schemas || tool < 0 || (uint32_t)tool >= t->n_tools) return NULL;
-    for (j = 0; j < t->tools[tool].n_params; j++) {
-        const tool_param *p = &t->params[t->tools[tool].params_off + j];
-        if (p->name_len == len && memcmp(t->names + p->name_off, name, len) == 0) {
-            if (!p->schema_len) return NULL;
-            *node_len = p->schema_len;
-            return t->schemas + p->schema_off;
-        }
-    }
-    return NULL;
-}
-
-/* -- streams ------------------------------------------------------------------------------ */
-
-#define TRY_STREAM(expr)                   \
-    do {                                   \
-        tp_status st_ = (expr);            \
-        if (st_ != TP_OK) return st_;      \
-    } while (0)
 
 struct tp_stream {
     tp_emitter *emitter;
@@ -186,18 +14,21 @@ struct tp_stream {
     void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
     tp_pool *pool;    /* where its block came from (NULL: the heap) */
     void *block;
+    tp_allocator alloc;
 };
 
 /* The stream's structs, each in place where it fits (place may be NULL: the heap). */
-static tp_status build(const tp_program *program, uint32_t address, const tp_tools *tools,
-                       uint32_t flags, tp_place *place, tp_stream **out) {
+static tp_status build(const tp_allocator *alloc, const tp_program *program, uint32_t address,
+                       const tp_tools *tools, uint32_t flags, tp_place *place, tp_stream **out) {
     void *allocation;
-    tp_stream *s = (tp_stream *)tp_place_take(place, sizeof *s, &allocation);
+    tp_stream *s = (tp_stream *)tp_place_take(alloc, place, sizeof *s, &allocation);
     tp_status st;
     if (!s) return TP_ERR_NOMEM;
     s->allocation = allocation;
-    st = tp_emitter_new(tools, (flags & TP_STREAM_REPAIR) != 0, place, &s->emitter);
-    if (st == TP_OK) st = tp_vm_new(program, address, s->emitter, place, &s->vm);
+    s->alloc = *alloc;
+    s->tokens.alloc = &s->alloc;
+    st = tp_emitter_new(alloc, tools, (flags & TP_STREAM_REPAIR) != 0, place, &s->emitter);
+    if (st == TP_OK) st = tp_vm_new(alloc, program, address, s->emitter, place, &s->vm);
     if (st != TP_OK) {
         tp_stream_free(s);
         return st;
@@ -208,24 +39,32 @@ static tp_status build(const tp_program *program, uint32_t address, const tp_too
 
 tp_status tp_stream_new(const tp_program *program, const char *entry, size_t entry_len,
                         const tp_tools *tools, uint32_t flags, tp_stream **out) {
-    return tp_stream_new_in(program, entry, entry_len, tools, flags, NULL, out);
+    return tp_stream_new_with(NULL, program, entry, entry_len, tools, flags, NULL, out);
 }
 
 tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t entry_len,
                            const tp_tools *tools, uint32_t flags, tp_pool *pool,
                            tp_stream **out) {
+    return tp_stream_new_with(NULL, program, entry, entry_len, tools, flags, pool, out);
+}
+
+tp_status tp_stream_new_with(const tp_allocator *alloc, const tp_program *program,
+                             const char *entry, size_t entry_len, const tp_tools *tools,
+                             uint32_t flags, tp_pool *pool, tp_stream **out) {
     tp_place place = {NULL, NULL, 0};
+    tp_allocator a;
     int64_t address;
     tp_status st;
     void *block;
     if (!program || !entry || !out) return TP_ERR_ARG;
     *out = NULL;
+    TP_TRY(tp_allocator_init(&a, alloc));
     address = tp_program_entry(program, entry, entry_len);
     if (address < 0) return TP_ERR_ARG;
-    if (!pool) return build(program, (uint32_t)address, tools, flags, NULL, out);
+    if (!pool) return build(&a, program, (uint32_t)address, tools, flags, NULL, out);
     if (!tp_pool_block_size(pool)) { /* the pool's first stream: measure what one needs */
         tp_stream *probe;
-        TRY_STREAM(build(program, (uint32_t)address, tools, flags, &place, &probe));
+        TP_TRY(build(&a, program, (uint32_t)address, tools, flags, &place, &probe));
         tp_stream_free(probe);
         tp_pool_learn(pool, place.wanted);
         place.wanted = 0;
@@ -237,7 +76,7 @@ tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t 
         place.next = (uint8_t *)block;
         place.end = place.next + tp_pool_block_size(pool);
     }
-    st = build(program, (uint32_t)address, tools, flags, &place, out);
+    st = build(&a, program, (uint32_t)address, tools, flags, &place, out);
     if (st != TP_OK) {
         tp_pool_give_back(pool, block);
         return st;
@@ -248,15 +87,17 @@ tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t 
 }
 
 void tp_stream_free(tp_stream *s) {
+    tp_allocator a;
     tp_pool *pool;
     void *block;
     if (!s) return;
     pool = s->pool;
     block = s->block;
+    a = s->alloc;
     tp_vm_free(s->vm);
     tp_emitter_free(s->emitter);
     tp_buf_free(&s->tokens);
-    free(s->allocation);
+    tp_free(&a, s->allocation);
     if (block) tp_pool_give_back(pool, block); /* the stream itself sits in it */
 }
 
@@ -298,7 +139,7 @@ tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint3
         return TP_ERR_ARG;
     }
     if (s->special && tp_vocab_is_special(vocab, ids[0]))
-        TRY_STREAM(tp_vm_mark_special(s->vm, tp_vm_fed(s->vm)));
+        TP_TRY(tp_vm_mark_special(s->vm, tp_vm_fed(s->vm)));
     return tp_vm_feed(s->vm, bytes, len);
 }
 
@@ -318,7 +159,7 @@ static TP_NOINLINE tp_status feed_many_tokens(tp_stream *s, const tp_vocab *voca
     for (k = 0; k < n; k++) {
         bytes = tp_vocab_token(vocab, ids[k], &len);
         if (s->special && tp_vocab_is_special(vocab, ids[k]))
-            TRY_STREAM(tp_vm_mark_special(s->vm, tp_vm_fed(s->vm) + s->tokens.len));
+            TP_TRY(tp_vm_mark_special(s->vm, tp_vm_fed(s->vm) + s->tokens.len));
         if (tp_buf_append(&s->tokens, bytes, len) != TP_OK) return TP_ERR_NOMEM;
     }
     return tp_vm_feed(s->vm, s->tokens.data, s->tokens.len);
@@ -351,7 +192,7 @@ tp_status tp_stream_set_limits(tp_stream *s, const tp_limits *limits) {
     if (!limits) return TP_ERR_ARG;
     if (s->finished || tp_vm_fed(s->vm) > 0) return TP_ERR_STATE;
     if (limits->max_argument_bytes < 1 || limits->max_tool_calls < 1) return TP_ERR_ARG;
-    TRY_STREAM(tp_vm_set_limits(s->vm, limits->max_depth, limits->max_pending_bytes,
+    TP_TRY(tp_vm_set_limits(s->vm, limits->max_depth, limits->max_pending_bytes,
                                 limits->max_stream_bytes));
     return tp_emitter_set_limits(s->emitter, limits->max_depth, limits->max_argument_bytes,
                                  limits->max_tool_calls);

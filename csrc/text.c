@@ -2,12 +2,6 @@
  * literal converter. */
 #include "text.h"
 
-#define TRY(expr)                          \
-    do {                                   \
-        tp_status st_ = (expr);            \
-        if (st_ != TP_OK) return st_;      \
-    } while (0)
-
 static int valid_prefix(const uint8_t *seq, size_t n) {
     uint8_t lead = seq[0], lo = 0x80, hi = 0xBF;
     size_t k;
@@ -76,8 +70,8 @@ static tp_status pass_non_ascii(tp_buf *out, const uint8_t *s, size_t n, size_t 
         *k += len;
         return TP_OK;
     }
-    TRY(tp_buf_append(out, s + *run, *k - *run));
-    TRY(tp_buf_append(out, "\xef\xbf\xbd", 3));
+    TP_TRY(tp_buf_append(out, s + *run, *k - *run));
+    TP_TRY(tp_buf_append(out, "\xef\xbf\xbd", 3));
     *k += bad;
     *run = *k;
     return TP_OK;
@@ -94,14 +88,14 @@ tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
         char esc[6];
         size_t esc_len = 2;
         if (b >= 0x80) {
-            TRY(pass_non_ascii(out, s, n, &k, &run));
+            TP_TRY(pass_non_ascii(out, s, n, &k, &run));
             continue;
         }
         if (b >= 0x20 && b != '"' && b != '\\') {
             k++;
             continue;
         }
-        TRY(tp_buf_append(out, s + run, k - run));
+        TP_TRY(tp_buf_append(out, s + run, k - run));
         k++;
         run = k;
         esc[0] = '\\';
@@ -118,7 +112,7 @@ tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
             esc[4] = hex[b >> 4], esc[5] = hex[b & 15];
             esc_len = 6;
         }
-        TRY(tp_buf_append(out, esc, esc_len));
+        TP_TRY(tp_buf_append(out, esc, esc_len));
     }
     return tp_buf_append(out, s + run, n - run);
 }
@@ -127,7 +121,7 @@ tp_status tp_utf8_replace_append(tp_buf *out, const uint8_t *s, size_t n) {
     size_t k = 0, run = 0;
     while (k < n) {
         if (s[k] < 0x80) k++;
-        else TRY(pass_non_ascii(out, s, n, &k, &run));
+        else TP_TRY(pass_non_ascii(out, s, n, &k, &run));
     }
     return tp_buf_append(out, s + run, n - run);
 }
@@ -164,7 +158,7 @@ tp_status tp_json_string_decode(tp_buf *out, const uint8_t *s, size_t n) {
         if (s[k] != '\\') {
             size_t run = k;
             while (k < n && s[k] != '"' && s[k] != '\\') k++;
-            TRY(tp_buf_append(out, s + run, k - run));
+            TP_TRY(tp_buf_append(out, s + run, k - run));
             continue;
         }
         if (k + 1 >= n) break;
@@ -187,11 +181,11 @@ tp_status tp_json_string_decode(tp_buf *out, const uint8_t *s, size_t n) {
                     k += 6;
                 }
             }
-            TRY(tp_utf8_append(out, cp));
+            TP_TRY(tp_utf8_append(out, cp));
             continue;
         default: cp = s[k + 1]; break; /* " \ / */
         }
-        TRY(tp_utf8_append(out, cp));
+        TP_TRY(tp_utf8_append(out, cp));
         k += 2;
     }
     return TP_OK;

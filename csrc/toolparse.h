@@ -4,10 +4,13 @@
 
 #include "batch.h"
 #include "common.h"
+#include "event.h"
 #include "json.h"
+#include "parse_limits.h"
 #include "pool.h"
 #include "program.h"
 #include "stream.h"
+#include "tools.h"
 #include "trie.h"
 #include "vocab.h"
 

@@ -10,8 +10,9 @@
  * are rebuilt from the marker pool: nothing is copied per byte. */
 #include "trie.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "alloc.h"
 
 #define NO_STATE UINT32_MAX
 #define SCRATCH_CAP (TP_TRIE_MAX_MARKER_LEN + 4)
@@ -32,6 +33,7 @@ struct tp_trie {
     int32_t *match_id; /* longest marker that is a suffix of the state's string, or -1 */
     uint16_t *match_len;
     uint32_t *str_off; /* pool offset of a marker whose prefix is the state's string */
+    tp_allocator alloc;
 };
 
 struct tp_matcher {
@@ -50,18 +52,20 @@ struct tp_matcher {
     uint64_t scratch_base;
     uint8_t scratch[SCRATCH_CAP];
     void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
+    tp_allocator alloc;
 };
 
 static void trie_release(tp_trie *t) {
-    free(t->pool);
-    free(t->marker_off);
-    free(t->delta);
-    free(t->depth);
-    free(t->live);
-    free(t->match_id);
-    free(t->match_len);
-    free(t->str_off);
-    free(t);
+    tp_allocator a = t->alloc;
+    tp_free(&a, t->pool);
+    tp_free(&a, t->marker_off);
+    tp_free(&a, t->delta);
+    tp_free(&a, t->depth);
+    tp_free(&a, t->live);
+    tp_free(&a, t->match_id);
+    tp_free(&a, t->match_len);
+    tp_free(&a, t->str_off);
+    tp_free(&a, t);
 }
 
 void tp_trie_free(tp_trie *trie) {
@@ -95,28 +99,15 @@ static tp_status validate(const uint8_t *const *markers, const size_t *lens, siz
     return TP_OK;
 }
 
-tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n,
-                      tp_trie **out, size_t *bad_index) {
-    size_t total, i, k, unused_index;
-    uint32_t max_states, s, c, nc, head, tail;
-    uint32_t *queue = NULL, *fail = NULL;
-    uint8_t *has_child = NULL;
-    tp_trie *t;
-    tp_status st;
-
-    if (!out) return TP_ERR_ARG;
-    *out = NULL;
-    if (!bad_index) bad_index = &unused_index;
-    st = validate(markers, lens, n, bad_index, &total);
-    if (st != TP_OK) return st;
-
-    t = (tp_trie *)calloc(1, sizeof *t);
-    if (!t) return TP_ERR_NOMEM;
-    t->n_markers = n;
-    max_states = (uint32_t)total + 1;
-    t->pool = (uint8_t *)malloc(total);
-    t->marker_off = (uint32_t *)malloc((n + 1) * sizeof(uint32_t));
-    if (!t->pool || !t->marker_off) goto nomem;
+/* The markers, concatenated into the pool, and the byte classes: class 0 for bytes in no
+ * marker. */
+static tp_status copy_markers(tp_trie *t, const uint8_t *const *markers, const size_t *lens,
+                              size_t n, size_t total) {
+    size_t i, k;
+    uint32_t nc = 1;
+    t->pool = (uint8_t *)tp_alloc(&t->alloc, total);
+    t->marker_off = (uint32_t *)tp_alloc_array(&t->alloc, n + 1, sizeof(uint32_t));
+    if (!t->pool || !t->marker_off) return TP_ERR_NOMEM;
     for (i = 0, k = 0; i < n; i++) {
         t->marker_off[i] = (uint32_t)k;
         memcpy(t->pool + k, markers[i], lens[i]);
@@ -124,35 +115,50 @@ tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t 
         if (lens[i] > t->max_len) t->max_len = lens[i];
     }
     t->marker_off[n] = (uint32_t)k;
-
-    /* Byte classes: class 0 for bytes in no marker. */
-    nc = 1;
     for (k = 0; k < total; k++) {
         uint8_t b = t->pool[k];
         if (t->byte_class[b] == 0) t->byte_class[b] = (uint16_t)nc++;
     }
     t->n_classes = nc;
+    return TP_OK;
+}
 
-    t->delta = (uint32_t *)malloc((size_t)max_states * nc * sizeof(uint32_t));
-    t->depth = (uint16_t *)calloc(max_states, sizeof(uint16_t));
-    t->live = (uint16_t *)calloc(max_states, sizeof(uint16_t));
-    t->match_id = (int32_t *)malloc((size_t)max_states * sizeof(int32_t));
-    t->match_len = (uint16_t *)calloc(max_states, sizeof(uint16_t));
-    t->str_off = (uint32_t *)calloc(max_states, sizeof(uint32_t));
-    fail = (uint32_t *)calloc(max_states, sizeof(uint32_t));
-    queue = (uint32_t *)malloc((size_t)max_states * sizeof(uint32_t));
-    has_child = (uint8_t *)calloc(max_states, 1);
+/* What building the automaton needs besides the trie itself, for max_states states. */
+typedef struct build_scratch {
+    uint32_t *fail, *queue;
+    uint8_t *has_child;
+} build_scratch;
+
+/* The per-state tables, sized for the worst case: one state per marker byte, plus the
+ * root.  Every transition starts undefined, every state without a match. */
+static tp_status alloc_tables(tp_trie *t, build_scratch *b, uint32_t max_states) {
+    const tp_allocator *a = &t->alloc;
+    size_t k, nc = t->n_classes;
+    t->delta = (uint32_t *)tp_alloc_array(a, (size_t)max_states * nc, sizeof(uint32_t));
+    t->depth = (uint16_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint16_t));
+    t->live = (uint16_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint16_t));
+    t->match_id = (int32_t *)tp_alloc_array(a, max_states, sizeof(int32_t));
+    t->match_len = (uint16_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint16_t));
+    t->str_off = (uint32_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint32_t));
+    b->fail = (uint32_t *)tp_alloc_array_zeroed(a, max_states, sizeof(uint32_t));
+    b->queue = (uint32_t *)tp_alloc_array(a, max_states, sizeof(uint32_t));
+    b->has_child = (uint8_t *)tp_alloc_zeroed(a, max_states);
     if (!t->delta || !t->depth || !t->live || !t->match_id || !t->match_len || !t->str_off ||
-        !fail || !queue || !has_child)
-        goto nomem;
+        !b->fail || !b->queue || !b->has_child)
+        return TP_ERR_NOMEM;
     for (k = 0; k < (size_t)max_states * nc; k++) t->delta[k] = NO_STATE;
-    for (s = 0; s < max_states; s++) t->match_id[s] = -1;
+    for (k = 0; k < max_states; k++) t->match_id[k] = -1;
+    return TP_OK;
+}
 
-    /* Goto function: the plain trie. */
+/* The goto function: the plain trie of the markers. */
+static void add_markers(tp_trie *t, build_scratch *b, const size_t *lens, size_t n) {
+    uint32_t nc = t->n_classes;
+    size_t i, k;
     t->n_states = 1;
     for (i = 0; i < n; i++) {
         const uint8_t *m = t->pool + t->marker_off[i];
-        s = 0;
+        uint32_t s = 0;
         for (k = 0; k < lens[i]; k++) {
             uint32_t *slot = &t->delta[(size_t)s * nc + t->byte_class[m[k]]];
             if (*slot == NO_STATE) {
@@ -160,17 +166,20 @@ tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t 
                 *slot = fresh;
                 t->depth[fresh] = (uint16_t)(k + 1);
                 t->str_off[fresh] = t->marker_off[i];
-                has_child[s] = 1;
+                b->has_child[s] = 1;
             }
             s = *slot;
         }
         t->match_id[s] = (int32_t)i;
         t->match_len[s] = (uint16_t)lens[i];
     }
+}
 
-    /* Failure links in breadth-first order complete the DFA; the per-state facts that
-     * follow the failure chain are derived in the same pass (parents come first). */
-    head = tail = 0;
+/* Failure links in breadth-first order complete the DFA; the per-state facts that follow
+ * the failure chain are derived in the same pass (parents come first). */
+static void link_failures(tp_trie *t, build_scratch *b) {
+    uint32_t nc = t->n_classes, head = 0, tail = 0, s, c;
+    uint32_t *fail = b->fail, *queue = b->queue;
     for (c = 0; c < nc; c++) {
         uint32_t *slot = &t->delta[c];
         if (*slot == NO_STATE) {
@@ -187,7 +196,7 @@ tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t 
             t->match_id[s] = t->match_id[fail[s]];
             t->match_len[s] = t->match_len[fail[s]];
         }
-        t->live[s] = has_child[s] ? t->depth[s] : t->live[fail[s]];
+        t->live[s] = b->has_child[s] ? t->depth[s] : t->live[fail[s]];
         for (c = 0; c < nc; c++) {
             uint32_t *slot = &t->delta[(size_t)s * nc + c];
             uint32_t via_fail = t->delta[(size_t)fail[s] * nc + c];
@@ -199,38 +208,68 @@ tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t 
             }
         }
     }
+}
 
-    /* The table was sized for the worst case; give back what the markers did not use. */
-    {
-        uint32_t *tight = (uint32_t *)realloc(t->delta, (size_t)t->n_states * nc * sizeof(uint32_t));
-        if (tight) t->delta = tight;
-    }
-
+/* What the fast paths ask of the root: which bytes stay there, and the only byte that
+ * leaves it, if one alone does.  The transition table gives back the worst case's rows
+ * the markers did not use (it stays as it is when that fails). */
+static void finish_root(tp_trie *t) {
+    size_t used = (size_t)t->n_states * t->n_classes * sizeof(uint32_t);
+    uint32_t *tight = (uint32_t *)tp_realloc(&t->alloc, t->delta, used);
+    int firsts = 0;
+    size_t k;
+    if (tight) t->delta = tight;
     t->single_first = -1;
-    {
-        int firsts = 0;
-        for (k = 0; k < 256; k++) {
-            t->root_stays[k] = t->delta[t->byte_class[k]] == 0;
-            if (!t->root_stays[k]) {
-                firsts++;
-                t->single_first = (int)k;
-            }
+    for (k = 0; k < 256; k++) {
+        t->root_stays[k] = t->delta[t->byte_class[k]] == 0;
+        if (!t->root_stays[k]) {
+            firsts++;
+            t->single_first = (int)k;
         }
-        if (firsts != 1) t->single_first = -1;
     }
+    if (firsts != 1) t->single_first = -1;
+}
 
-    free(fail);
-    free(queue);
-    free(has_child);
+tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n,
+                      tp_trie **out, size_t *bad_index) {
+    return tp_trie_new_with(NULL, markers, lens, n, out, bad_index);
+}
+
+tp_status tp_trie_new_with(const tp_allocator *alloc, const uint8_t *const *markers,
+                           const size_t *lens, size_t n, tp_trie **out, size_t *bad_index) {
+    size_t total, unused_index;
+    build_scratch b = {NULL, NULL, NULL};
+    tp_allocator a;
+    tp_trie *t;
+    tp_status st;
+
+    if (!out) return TP_ERR_ARG;
+    *out = NULL;
+    if (!bad_index) bad_index = &unused_index;
+    TP_TRY(tp_allocator_init(&a, alloc));
+    st = validate(markers, lens, n, bad_index, &total);
+    if (st != TP_OK) return st;
+
+    t = (tp_trie *)tp_alloc_zeroed(&a, sizeof *t);
+    if (!t) return TP_ERR_NOMEM;
+    t->alloc = a;
+    t->n_markers = n;
+    st = copy_markers(t, markers, lens, n, total);
+    if (st == TP_OK) st = alloc_tables(t, &b, (uint32_t)total + 1);
+    if (st == TP_OK) {
+        add_markers(t, &b, lens, n);
+        link_failures(t, &b);
+        finish_root(t);
+    }
+    tp_free(&a, b.fail);
+    tp_free(&a, b.queue);
+    tp_free(&a, b.has_child);
+    if (st != TP_OK) {
+        trie_release(t);
+        return st;
+    }
     *out = t;
     return TP_OK;
-
-nomem:
-    free(fail);
-    free(queue);
-    free(has_child);
-    trie_release(t);
-    return TP_ERR_NOMEM;
 }
 
 size_t tp_trie_count(const tp_trie *trie) { return trie->n_markers; }
@@ -244,16 +283,24 @@ const uint8_t *tp_trie_marker(const tp_trie *trie, size_t id, size_t *len) {
 }
 
 tp_status tp_matcher_new(const tp_trie *trie, tp_matcher **out) {
-    return tp_matcher_new_in(trie, NULL, out);
+    return tp_matcher_new_with(NULL, trie, NULL, out);
 }
 
 tp_status tp_matcher_new_in(const tp_trie *trie, tp_place *place, tp_matcher **out) {
+    return tp_matcher_new_with(NULL, trie, place, out);
+}
+
+tp_status tp_matcher_new_with(const tp_allocator *alloc, const tp_trie *trie, tp_place *place,
+                              tp_matcher **out) {
+    tp_allocator a;
     tp_matcher *m;
     void *allocation;
     if (!trie || !out) return TP_ERR_ARG;
-    m = (tp_matcher *)tp_place_take(place, sizeof *m, &allocation);
+    TP_TRY(tp_allocator_init(&a, alloc));
+    m = (tp_matcher *)tp_place_take(&a, place, sizeof *m, &allocation);
     if (!m) return TP_ERR_NOMEM;
     m->allocation = allocation;
+    m->alloc = a;
     m->trie = trie;
     tp_matcher_reset(m);
     *out = m;
@@ -261,7 +308,10 @@ tp_status tp_matcher_new_in(const tp_trie *trie, tp_place *place, tp_matcher **o
 }
 
 void tp_matcher_free(tp_matcher *m) {
-    if (m) free(m->allocation);
+    tp_allocator a;
+    if (!m) return;
+    a = m->alloc;
+    tp_free(&a, m->allocation);
 }
 
 void tp_matcher_reset(tp_matcher *m) {

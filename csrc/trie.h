@@ -23,6 +23,9 @@ typedef struct tp_match {
  * (n for a bad count).  Caller frees *out with tp_trie_free(). */
 tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n,
                       tp_trie **out, size_t *bad_index);
+/* tp_trie_new with an allocator (common.h; NULL: the default). */
+tp_status tp_trie_new_with(const tp_allocator *alloc, const uint8_t *const *markers,
+                           const size_t *lens, size_t n, tp_trie **out, size_t *bad_index);
 void tp_trie_free(tp_trie *trie); /* NULL-safe */
 
 size_t tp_trie_count(const tp_trie *trie);
@@ -34,6 +37,9 @@ const uint8_t *tp_trie_marker(const tp_trie *trie, size_t id, size_t *len);
 tp_status tp_matcher_new(const tp_trie *trie, tp_matcher **out);
 /* tp_matcher_new with the matcher in place when it fits there (pool.h). */
 tp_status tp_matcher_new_in(const tp_trie *trie, tp_place *place, tp_matcher **out);
+/* Either, with an allocator (common.h; NULL: the default); place may be NULL. */
+tp_status tp_matcher_new_with(const tp_allocator *alloc, const tp_trie *trie, tp_place *place,
+                              tp_matcher **out);
 void tp_matcher_free(tp_matcher *m); /* NULL-safe */
 void tp_matcher_reset(tp_matcher *m);
 

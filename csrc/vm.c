@@ -10,10 +10,6 @@
 
 enum { R_OK, R_NEED, R_FAIL };
 
-/* Instructions in a row without the parse getting further into the input: a compiled
- * grammar stays far below (no left recursion, no empty repetition); only a corrupt
- * program loops, and then the parse ends with a "limit" error instead of hanging. */
-#define MAX_IDLE_STEPS (1u << 20)
 enum { LOG_OPEN, LOG_CLOSE, LOG_ERROR, LOG_ABORT, LOG_CONST };
 enum { SUB_NONE, SUB_UNTIL, SUB_JSON, SUB_CHARS };
 /* A failure that ends the parse: a stop's follow text did not come within the pending
@@ -39,26 +35,7 @@ typedef struct log_entry {
     uint64_t pos, offset;
 } log_entry;
 
-/* A growable array of fixed-size items. */
-typedef struct stack {
-    void *items;
-    size_t len, cap;
-} stack;
-
-static tp_status stack_push(stack *s, const void *item, size_t size) {
-    if (s->len == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        void *grown = realloc(s->items, cap * size);
-        if (!grown) return TP_ERR_NOMEM;
-        s->items = grown;
-        s->cap = cap;
-    }
-    memcpy((uint8_t *)s->items + s->len * size, item, size);
-    s->len++;
-    return TP_OK;
-}
-
-#define AT(s, type, i) (((type *)(s).items)[i])
+#define AT(v, type, i) TP_VEC_AT(v, type, i)
 
 /* What UNTIL or JSON waits in: its stop set's matcher, or the JSON scanner. */
 typedef union plain_target {
@@ -88,15 +65,15 @@ struct tp_vm {
     size_t cut_level;     /* choices below it were cut */
     size_t emitted_log;
     tp_buf window;
-    stack choices, log;
+    tp_vec choices, log;
     tp_matcher **matchers; /* UNTIL: one per stop set */
     tp_json *scanners[3];  /* JSON */
-    stack special_starts; /* where special tokens start (ascending, trimmed with the window) */
+    tp_vec special_starts; /* where special tokens start (ascending, trimmed with the window) */
     /* the rest */
     const tp_program *prog;
     uint32_t n_code, entry;
     int cut_short; /* the input ended because the output was cut off */
-    stack calls, recovers;
+    tp_vec calls, recovers;
     uint32_t tags;
     uint64_t sub_start;
     /* UNTIL */
@@ -117,44 +94,40 @@ struct tp_vm {
     uint64_t follow_scanned; /* whitespace after the pending stop checked up to here */
     void *allocation; /* what to free: where its aligned storage begins (NULL: placed) */
     void *matchers_allocation; /* the same for the matchers' table */
+    tp_allocator alloc;
 };
 
-#define TRY(expr)                          \
-    do {                                   \
-        tp_status st_ = (expr);            \
-        if (st_ != TP_OK) return st_;      \
-    } while (0)
-
-tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitter,
-                    tp_place *place, tp_vm **out) {
+tp_status tp_vm_new(const tp_allocator *alloc, const tp_program *program, uint32_t entry,
+                    tp_emitter *emitter, tp_place *place, tp_vm **out) {
     /* aligned, so that the fields a feed at rest touches share one cache line */
     void *allocation;
-    tp_vm *vm = (tp_vm *)tp_place_take(place, sizeof(tp_vm), &allocation);
+    tp_vm *vm = (tp_vm *)tp_place_take(alloc, place, sizeof(tp_vm), &allocation);
     uint32_t k, n_sets = tp_program_stopset_count(program);
     if (!vm) return TP_ERR_NOMEM;
     vm->allocation = allocation;
+    vm->alloc = *alloc;
+    vm->window.alloc = vm->choices.alloc = vm->log.alloc = &vm->alloc;
+    vm->special_starts.alloc = vm->calls.alloc = vm->recovers.alloc = &vm->alloc;
     vm->prog = program;
     vm->code = tp_program_code(program, &vm->n_code);
     vm->entry = entry;
     vm->emitter = emitter;
-    vm->matchers = (tp_matcher **)tp_place_take(place, (n_sets + 1) * sizeof(tp_matcher *),
-                                                &vm->matchers_allocation);
+    vm->matchers = (tp_matcher **)tp_place_take(
+        alloc, place, (n_sets + 1) * sizeof(tp_matcher *), &vm->matchers_allocation);
     if (!vm->matchers) goto nomem;
     for (k = 0; k < n_sets; k++) {
-        if (tp_matcher_new_in(tp_program_stopset(program, k)->trie, place, &vm->matchers[k]) !=
-            TP_OK)
+        if (tp_matcher_new_with(alloc, tp_program_stopset(program, k)->trie, place,
+                                &vm->matchers[k]) != TP_OK)
             goto nomem;
     }
     for (k = 0; k < 3; k++) {
-        if (tp_json_new_in((tp_json_dialect)k, TP_DEFAULT_MAX_DEPTH, place, &vm->scanners[k]) !=
-            TP_OK)
+        if (tp_json_new_with(alloc, (tp_json_dialect)k, TP_DEFAULT_MAX_DEPTH, place,
+                             &vm->scanners[k]) != TP_OK)
             goto nomem;
     }
     vm->max_pending = TP_DEFAULT_MAX_PENDING_BYTES;
     /* the window always has storage, so offsets into it are never taken from NULL */
-    vm->window.data = (uint8_t *)malloc(256);
-    if (!vm->window.data) goto nomem;
-    vm->window.cap = 256;
+    if (tp_buf_reserve(&vm->window, 256) != TP_OK) goto nomem;
     tp_vm_reset(vm);
     *out = vm;
     return TP_OK;
@@ -164,31 +137,33 @@ nomem:
 }
 
 void tp_vm_free(tp_vm *vm) {
+    tp_allocator a;
     uint32_t k;
     if (!vm) return;
+    a = vm->alloc;
     if (vm->matchers) {
         for (k = 0; k < tp_program_stopset_count(vm->prog); k++) tp_matcher_free(vm->matchers[k]);
     }
-    free(vm->matchers_allocation);
+    tp_free(&a, vm->matchers_allocation);
     for (k = 0; k < 3; k++) tp_json_free(vm->scanners[k]);
     tp_buf_free(&vm->window);
-    free(vm->calls.items);
-    free(vm->choices.items);
-    free(vm->recovers.items);
-    free(vm->log.items);
-    free(vm->special_strings);
-    free(vm->special_starts.items);
-    free(vm->allocation);
+    tp_vec_free(&vm->calls);
+    tp_vec_free(&vm->choices);
+    tp_vec_free(&vm->recovers);
+    tp_vec_free(&vm->log);
+    tp_free(&a, vm->special_strings);
+    tp_vec_free(&vm->special_starts);
+    tp_free(&a, vm->allocation);
 }
 
 tp_status tp_vm_set_special(tp_vm *vm, const uint8_t *flags, uint32_t n_strings) {
     uint8_t *copy = NULL;
     if (flags && n_strings) {
-        copy = (uint8_t *)malloc(n_strings);
+        copy = (uint8_t *)tp_alloc(&vm->alloc, n_strings);
         if (!copy) return TP_ERR_NOMEM;
         memcpy(copy, flags, n_strings);
     }
-    free(vm->special_strings);
+    tp_free(&vm->alloc, vm->special_strings);
     vm->special_strings = copy;
     vm->n_special_strings = copy ? n_strings : 0;
     return TP_OK;
@@ -209,7 +184,7 @@ tp_status tp_vm_set_limits(tp_vm *vm, uint32_t max_depth, uint64_t max_pending,
         }
     } else {
         for (k = 0; k < 3 && st == TP_OK; k++)
-            st = tp_json_new((tp_json_dialect)k, max_depth, &scanners[k]);
+            st = tp_json_new_with(&vm->alloc, (tp_json_dialect)k, max_depth, NULL, &scanners[k]);
         if (st != TP_OK) {
             for (k = 0; k < 3; k++) tp_json_free(scanners[k]);
             return st;
@@ -230,7 +205,7 @@ size_t tp_vm_held_bytes(const tp_vm *vm) { return vm->window.len; }
 tp_status tp_vm_mark_special(tp_vm *vm, uint64_t offset) {
     vm->rest = 0; /* the next feed must see the mark */
     if (vm->finished) return TP_OK; /* input is ignored now: nothing to mark */
-    return stack_push(&vm->special_starts, &offset, sizeof offset);
+    return tp_vec_push(&vm->special_starts, sizeof offset, &offset);
 }
 
 uint64_t tp_vm_fed(const tp_vm *vm) { return vm->base + vm->window.len; }
@@ -244,7 +219,7 @@ void tp_vm_prefetch(const tp_vm *vm) {
     }
     for (line = 1; line < 4; line++) TP_PREFETCH(fields + TP_CACHE_LINE * line);
     TP_PREFETCH(vm->window.data + vm->window.len);
-    TP_PREFETCH(vm->log.items);
+    TP_PREFETCH(vm->log.data);
 }
 
 void tp_vm_reset(tp_vm *vm) {
@@ -286,7 +261,7 @@ static tp_status log_push(tp_vm *vm, uint8_t kind, uint32_t a, uint32_t b, uint6
     entry.b = b;
     entry.pos = vm->pos;
     entry.offset = offset;
-    return stack_push(&vm->log, &entry, sizeof entry);
+    return tp_vec_push(&vm->log, sizeof entry, &entry);
 }
 
 static void pop_choice(tp_vm *vm, choice *out) {
@@ -328,16 +303,16 @@ static tp_status fail(tp_vm *vm, uint32_t kind, uint64_t offset) {
         offset = vm->ran_out_offset;
         vm->ran_out = 0;
     }
-    TRY(log_push(vm, LOG_ERROR, kind, 0, offset));
+    TP_TRY(log_push(vm, LOG_ERROR, kind, 0, offset));
     if (vm->recovers.len) {
         recovery r = AT(vm->recovers, recovery, --vm->recovers.len);
         if (vm->calls.len > r.calls) vm->calls.len = r.calls;
-        TRY(log_push(vm, LOG_ABORT, r.tags, 0, 0));
+        TP_TRY(log_push(vm, LOG_ABORT, r.tags, 0, 0));
         vm->tags = r.tags;
         vm->pc = r.handler;
         return TP_OK;
     }
-    TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
+    TP_TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
     vm->tags = 0;
     vm->finished = 1;
     return TP_OK;
@@ -577,8 +552,8 @@ static tp_status stop_at_limit(tp_vm *vm, uint32_t msg, uint64_t offset) {
     vm->choices.len = vm->recovers.len = 0;
     vm->cut_level = 0;
     vm->sub = SUB_NONE;
-    TRY(log_push(vm, LOG_ERROR, TP_PE_LIMIT, msg, offset));
-    TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
+    TP_TRY(log_push(vm, LOG_ERROR, TP_PE_LIMIT, msg, offset));
+    TP_TRY(log_push(vm, LOG_ABORT, 0, 0, 0));
     vm->tags = 0;
     vm->finished = 1;
     return TP_OK;
@@ -598,9 +573,10 @@ static tp_status run(tp_vm *vm) {
     uint64_t furthest = vm->pos;
     while (!vm->finished) {
         uint32_t pc = vm->pc, op = code[pc];
+        uint32_t next = pc + 1 + tp_op_operands(op); /* the next instruction */
         uint32_t a = pc + 1 < vm->n_code ? code[pc + 1] : 0;
         int r;
-        if (++idle > MAX_IDLE_STEPS) return stop_at_limit(vm, TP_MSG_LIMIT, vm->pos);
+        if (++idle > TP_MAX_IDLE_STEPS) return stop_at_limit(vm, TP_MSG_LIMIT, vm->pos);
         switch (op) {
         case TP_OP_LIT: r = op_lit(vm, a); break;
         case TP_OP_UNTIL: r = op_until(vm, a, code[pc + 2]); break;
@@ -616,8 +592,8 @@ static tp_status run(tp_vm *vm) {
             c.log = vm->log.len;
             c.recovers = vm->recovers.len;
             c.tags = vm->tags;
-            TRY(stack_push(&vm->choices, &c, sizeof c));
-            vm->pc = pc + 2;
+            TP_TRY(tp_vec_push(&vm->choices, sizeof c, &c));
+            vm->pc = next;
             continue;
         }
         case TP_OP_COMMIT:
@@ -645,7 +621,7 @@ static tp_status run(tp_vm *vm) {
             vm->pc = a;
             continue;
         case TP_OP_FAIL:
-            TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
+            TP_TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
             continue;
         case TP_OP_FAILTWICE:
             /* a negative lookahead whose pattern matched: fail where the lookahead began */
@@ -654,14 +630,14 @@ static tp_status run(tp_vm *vm) {
                 pop_choice(vm, &c);
                 restore(vm, &c);
             }
-            TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
+            TP_TRY(fail(vm, TP_PE_UNEXPECTED, vm->pos));
             continue;
         case TP_OP_JMP:
             vm->pc = a;
             continue;
         case TP_OP_CALL: {
-            uint32_t ret = pc + 2;
-            TRY(stack_push(&vm->calls, &ret, sizeof ret));
+            uint32_t ret = next;
+            TP_TRY(tp_vec_push(&vm->calls, sizeof ret, &ret));
             vm->pc = a;
             continue;
         }
@@ -674,21 +650,21 @@ static tp_status run(tp_vm *vm) {
             continue;
         case TP_OP_CUT:
             vm->cut_level = vm->choices.len;
-            vm->pc = pc + 1;
+            vm->pc = next;
             continue;
         case TP_OP_TOPEN:
-            TRY(log_push(vm, LOG_OPEN, a, code[pc + 2], 0));
+            TP_TRY(log_push(vm, LOG_OPEN, a, code[pc + 2], 0));
             vm->tags++;
-            vm->pc = pc + 3;
+            vm->pc = next;
             continue;
         case TP_OP_CONST:
-            TRY(log_push(vm, LOG_CONST, a, 0, 0));
-            vm->pc = pc + 2;
+            TP_TRY(log_push(vm, LOG_CONST, a, 0, 0));
+            vm->pc = next;
             continue;
         case TP_OP_TCLOSE:
-            TRY(log_push(vm, LOG_CLOSE, 0, 0, 0));
+            TP_TRY(log_push(vm, LOG_CLOSE, 0, 0, 0));
             if (vm->tags) vm->tags--;
-            vm->pc = pc + 1;
+            vm->pc = next;
             continue;
         case TP_OP_RECOVER: {
             recovery rec;
@@ -696,13 +672,13 @@ static tp_status run(tp_vm *vm) {
             rec.calls = vm->calls.len;
             rec.choices = vm->choices.len;
             rec.tags = vm->tags;
-            TRY(stack_push(&vm->recovers, &rec, sizeof rec));
-            vm->pc = pc + 2;
+            TP_TRY(tp_vec_push(&vm->recovers, sizeof rec, &rec));
+            vm->pc = next;
             continue;
         }
         case TP_OP_RPOP:
             if (vm->recovers.len) vm->recovers.len--;
-            vm->pc = pc + 1;
+            vm->pc = next;
             continue;
         default: /* TP_OP_END */
             vm->finished = 1;
@@ -726,11 +702,9 @@ static tp_status run(tp_vm *vm) {
             idle = 0;
         }
         if (r == R_OK) {
-            vm->pc = pc + 1 + (op == TP_OP_UNTIL || op == TP_OP_JSON || op == TP_OP_CHARS ? 2u
-                               : op == TP_OP_LIT || op == TP_OP_EOF               ? 1u
-                                                                                  : 0u);
+            vm->pc = next;
         } else {
-            TRY(fail(vm, vm->fail_kind, vm->fail_offset));
+            TP_TRY(fail(vm, vm->fail_kind, vm->fail_offset));
         }
     }
     return TP_OK;
@@ -741,7 +715,7 @@ static tp_status run(tp_vm *vm) {
 static tp_status text_to(tp_vm *vm, uint64_t offset) {
     if (offset <= vm->emitted_pos) return TP_OK;
     if (vm->emit_tags)
-        TRY(tp_emitter_text(vm->emitter, at(vm, vm->emitted_pos), (size_t)(offset - vm->emitted_pos)));
+        TP_TRY(tp_emitter_text(vm->emitter, at(vm, vm->emitted_pos), (size_t)(offset - vm->emitted_pos)));
     vm->emitted_pos = offset;
     return TP_OK;
 }
@@ -761,38 +735,38 @@ static tp_status drain(tp_vm *vm) {
     uint64_t front = frontier(vm, &log_end);
     while (vm->emitted_log < log_end) {
         const log_entry *entry = &AT(vm->log, log_entry, vm->emitted_log);
-        TRY(text_to(vm, entry->pos));
+        TP_TRY(text_to(vm, entry->pos));
         switch (entry->kind) {
         case LOG_OPEN:
-            TRY(tp_emitter_open(vm->emitter, entry->a, entry->b, entry->pos));
+            TP_TRY(tp_emitter_open(vm->emitter, entry->a, entry->b, entry->pos));
             vm->emit_tags++;
             break;
         case LOG_CLOSE:
-            TRY(tp_emitter_close(vm->emitter, entry->pos));
+            TP_TRY(tp_emitter_close(vm->emitter, entry->pos));
             if (vm->emit_tags) vm->emit_tags--;
             break;
         case LOG_ERROR:
-            TRY(tp_emitter_error(vm->emitter, entry->a, entry->b, entry->offset));
+            TP_TRY(tp_emitter_error(vm->emitter, entry->a, entry->b, entry->offset));
             break;
         case LOG_CONST: /* text the grammar implies, at this point of the output */
             if (vm->emit_tags) {
                 uint32_t len;
                 const uint8_t *text = tp_program_string(vm->prog, entry->a, &len);
-                TRY(tp_emitter_text(vm->emitter, text, len));
+                TP_TRY(tp_emitter_text(vm->emitter, text, len));
             }
             break;
         default:
-            TRY(tp_emitter_abort(vm->emitter, entry->a));
+            TP_TRY(tp_emitter_abort(vm->emitter, entry->a));
             vm->emit_tags = entry->a;
             break;
         }
         vm->emitted_log++;
     }
-    TRY(text_to(vm, front));
+    TP_TRY(text_to(vm, front));
     /* Forget emitted log entries; saved log lengths shift with them. */
     if (vm->emitted_log > 0 && (vm->emitted_log >= 64 || vm->emitted_log == vm->log.len)) {
         size_t shift = vm->emitted_log;
-        memmove(vm->log.items, &AT(vm->log, log_entry, shift), (vm->log.len - shift) * sizeof(log_entry));
+        memmove(vm->log.data, &AT(vm->log, log_entry, shift), (vm->log.len - shift) * sizeof(log_entry));
         vm->log.len -= shift;
         for (k = 0; k < vm->choices.len; k++) {
             choice *c = &AT(vm->choices, choice, k);
@@ -818,7 +792,7 @@ static void trim(tp_vm *vm) {
     if (vm->special_starts.len) { /* forget special tokens before the window */
         size_t gone = 0, n = vm->special_starts.len;
         while (gone < n && AT(vm->special_starts, uint64_t, gone) < keep) gone++;
-        memmove(vm->special_starts.items, &AT(vm->special_starts, uint64_t, gone),
+        memmove(vm->special_starts.data, &AT(vm->special_starts, uint64_t, gone),
                 (n - gone) * sizeof(uint64_t));
         vm->special_starts.len = n - gone;
     }
@@ -829,7 +803,7 @@ static void release(tp_vm *vm) {
     vm->base += vm->window.len;
     vm->window.len = 0;
     if (vm->window.cap > 4096) { /* give a grown window back; keep it if that fails */
-        uint8_t *small = (uint8_t *)realloc(vm->window.data, 256);
+        uint8_t *small = (uint8_t *)tp_realloc(&vm->alloc, vm->window.data, 256);
         if (small) {
             vm->window.data = small;
             vm->window.cap = 256;
@@ -843,7 +817,7 @@ static void release(tp_vm *vm) {
 
 /* After the VM ran: hand over what is certain, then forget what is not needed. */
 static tp_status settle(tp_vm *vm) {
-    TRY(drain(vm));
+    TP_TRY(drain(vm));
     if (tp_emitter_stopped(vm->emitter)) vm->finished = 1; /* it met a limit */
     if (vm->finished) release(vm);
     else trim(vm);
@@ -964,10 +938,10 @@ static TP_NOINLINE tp_status feed_window(tp_vm *vm, const uint8_t *data, size_t 
         len = (size_t)(vm->max_stream - avail(vm)); /* parse up to the limit, then stop */
         over = 1;
     }
-    TRY(tp_buf_append(&vm->window, data, len));
-    TRY(run(vm));
-    if (over && !vm->finished) TRY(stop_at_limit(vm, TP_MSG_LIMIT_STREAM, vm->max_stream));
-    TRY(settle(vm));
+    TP_TRY(tp_buf_append(&vm->window, data, len));
+    TP_TRY(run(vm));
+    if (over && !vm->finished) TP_TRY(stop_at_limit(vm, TP_MSG_LIMIT_STREAM, vm->max_stream));
+    TP_TRY(settle(vm));
     rest_check(vm);
     return TP_OK;
 }
@@ -976,6 +950,6 @@ tp_status tp_vm_finish(tp_vm *vm, int cut_short) {
     vm->rest = 0;
     vm->eof = 1;
     vm->cut_short = cut_short;
-    TRY(run(vm));
+    TP_TRY(run(vm));
     return settle(vm);
 }

@@ -9,9 +9,10 @@
 
 typedef struct tp_vm tp_vm;
 
-/* The VM borrows program and emitter.  In place where it fits (place may be NULL: pool.h). */
-tp_status tp_vm_new(const tp_program *program, uint32_t entry, tp_emitter *emitter,
-                    tp_place *place, tp_vm **out);
+/* The VM borrows program and emitter.  In place where it fits (place may be NULL: pool.h);
+ * alloc (not NULL) is copied. */
+tp_status tp_vm_new(const tp_allocator *alloc, const tp_program *program, uint32_t entry,
+                    tp_emitter *emitter, tp_place *place, tp_vm **out);
 void tp_vm_free(tp_vm *vm);
 void tp_vm_reset(tp_vm *vm);
 

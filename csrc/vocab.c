@@ -1,8 +1,9 @@
 /* vocab.c: token ids to bytes. */
 #include "vocab.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "alloc.h"
 
 /* A token in one 16-byte entry: its length and whether it is special, then its bytes
  * themselves when they fit (most tokens), else their offset in the byte table.  A decode
@@ -22,14 +23,23 @@ struct tp_vocab {
     uint8_t *bytes;
     entry *entries; /* n_tokens */
     uint32_t n_tokens;
+    tp_allocator alloc;
 };
 
 tp_status tp_vocab_new(const uint8_t *bytes, size_t n_bytes, const uint32_t *offsets,
                        const uint8_t *special, uint32_t n_tokens, tp_vocab **out) {
+    return tp_vocab_new_with(NULL, bytes, n_bytes, offsets, special, n_tokens, out);
+}
+
+tp_status tp_vocab_new_with(const tp_allocator *alloc, const uint8_t *bytes, size_t n_bytes,
+                            const uint32_t *offsets, const uint8_t *special, uint32_t n_tokens,
+                            tp_vocab **out) {
+    tp_allocator a;
     tp_vocab *v;
     uint32_t k;
     if (!out || !offsets || (n_bytes && !bytes) || n_bytes > UINT32_MAX) return TP_ERR_ARG;
     *out = NULL;
+    TP_TRY(tp_allocator_init(&a, alloc));
     for (k = 0; k < n_tokens; k++) {
         if (offsets[k] > offsets[k + 1]) return TP_ERR_ARG;
     }
@@ -37,10 +47,11 @@ tp_status tp_vocab_new(const uint8_t *bytes, size_t n_bytes, const uint32_t *off
     for (k = 0; k < n_tokens; k++) { /* a length must leave room for the special flag */
         if (offsets[k + 1] - offsets[k] > UINT32_MAX >> 1) return TP_ERR_ARG;
     }
-    v = (tp_vocab *)calloc(1, sizeof *v);
+    v = (tp_vocab *)tp_alloc_zeroed(&a, sizeof *v);
     if (!v) return TP_ERR_NOMEM;
-    v->bytes = (uint8_t *)malloc(n_bytes ? n_bytes : 1);
-    v->entries = (entry *)malloc((n_tokens ? n_tokens : 1) * sizeof(entry));
+    v->alloc = a;
+    v->bytes = (uint8_t *)tp_alloc(&a, n_bytes);
+    v->entries = (entry *)tp_alloc_array(&a, n_tokens, sizeof(entry));
     if (!v->bytes || !v->entries) {
         tp_vocab_free(v);
         return TP_ERR_NOMEM;
@@ -63,10 +74,12 @@ tp_status tp_vocab_new(const uint8_t *bytes, size_t n_bytes, const uint32_t *off
 }
 
 void tp_vocab_free(tp_vocab *v) {
+    tp_allocator a;
     if (!v) return;
-    free(v->bytes);
-    free(v->entries);
-    free(v);
+    a = v->alloc;
+    tp_free(&a, v->bytes);
+    tp_free(&a, v->entries);
+    tp_free(&a, v);
 }
 
 uint32_t tp_vocab_size(const tp_vocab *v) { return v->n_tokens; }

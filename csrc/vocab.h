@@ -13,6 +13,10 @@ typedef struct tp_vocab tp_vocab;
  * tp_vocab_free(). */
 tp_status tp_vocab_new(const uint8_t *bytes, size_t n_bytes, const uint32_t *offsets,
                        const uint8_t *special, uint32_t n_tokens, tp_vocab **out);
+/* tp_vocab_new with an allocator (common.h; NULL: the default). */
+tp_status tp_vocab_new_with(const tp_allocator *alloc, const uint8_t *bytes, size_t n_bytes,
+                            const uint32_t *offsets, const uint8_t *special, uint32_t n_tokens,
+                            tp_vocab **out);
 void tp_vocab_free(tp_vocab *v); /* NULL-safe */
 
 uint32_t tp_vocab_size(const tp_vocab *v);

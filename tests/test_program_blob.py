@@ -72,6 +72,17 @@ def test_a_program_that_loops_forever_ends_with_a_limit_error() -> None:
     assert reference.feed(b"anything") + reference.finish() == events
 
 
+def test_code_that_runs_off_its_end_stops_there() -> None:
+    from toolparse import grammar as g
+
+    # no END after the last instruction: the loader's END after the code ends the parse
+    for code, texts in (([g.OP_WS], []), ([g.OP_TOPEN, 1, 0, g.OP_WS], ["  "])):
+        program = g.Program(code=code, strings=[], stopsets=[], entries={"start": 0})
+        stream = NativeStream(NativeProgram(program.to_bytes()), "start", None, lambda: "x")
+        events = stream.feed(b"  a") + stream.feed(b"b") + stream.finish()
+        assert [e.text for e in events] == texts  # the whitespace, then nothing more
+
+
 def test_a_chars_instruction_needs_a_whole_byte_set() -> None:
     from toolparse import grammar as g
 

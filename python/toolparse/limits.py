@@ -82,7 +82,7 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
-# The core's message ids for the limits, in its order (csrc/stream.h, TP_MSG_LIMIT...).
+# The core's message ids for the limits, in its order (csrc/event.h, TP_MSG_LIMIT...).
 LIMIT_NAMES = (
     "max_steps",
     "max_depth",

@@ -94,7 +94,7 @@ def token_ids(ids: Any) -> list[int]:
 
 
 def tools_blob(tools: list[dict[str, Any]]) -> bytes:
-    """The tool table for the C core: names and parameter types (see csrc/stream.h)."""
+    """The tool table for the C core: names and parameter types (see csrc/tools.h)."""
 
     def text(value: str) -> bytes:
         data = value.encode("utf-8")

@@ -13,6 +13,24 @@
 
 #define NS "]<]minimax[>["
 
+static void *heap_alloc(void *ctx, size_t size) {
+    (void)ctx;
+    return malloc(size);
+}
+
+static void *heap_realloc(void *ctx, void *ptr, size_t size) {
+    (void)ctx;
+    return realloc(ptr, size);
+}
+
+static void heap_free(void *ctx, void *ptr) {
+    (void)ctx;
+    free(ptr);
+}
+
+/* The converters append to buffers that grow through their owner's allocator: here, the heap. */
+static const tp_allocator heap = {heap_alloc, heap_realloc, heap_free, NULL};
+
 static void put_u32(tp_buf *b, uint32_t v) {
     uint8_t le[4];
     le[0] = (uint8_t)v, le[1] = (uint8_t)(v >> 8), le[2] = (uint8_t)(v >> 16), le[3] = (uint8_t)(v >> 24);
@@ -29,7 +47,7 @@ static void leaf_node(tp_buf *b, uint32_t type) {
 
 /* An object node: {"city": string, "floor": integer}. */
 static void object_node(tp_buf *b) {
-    tp_buf child = {NULL, 0, 0};
+    tp_buf child = TP_BUF_INIT(&heap);
     put_u32(b, 1);
     put_u32(b, TP_TYPE_OBJECT);
     put_u32(b, 2);
@@ -50,7 +68,7 @@ static void object_node(tp_buf *b) {
 
 /* An array node whose items are object_node. */
 static void array_node(tp_buf *b) {
-    tp_buf items = {NULL, 0, 0};
+    tp_buf items = TP_BUF_INIT(&heap);
     put_u32(b, 1);
     put_u32(b, TP_TYPE_ARRAY);
     put_u32(b, 0);
@@ -69,7 +87,7 @@ static tp_json *scanner(void) {
 /* Converts text with the node (NULL and known 0: not in the schema); expected NULL: malformed. */
 static void check_case(const tp_buf *node, int known, const char *text, const char *expected) {
     tp_json *s = scanner();
-    tp_buf out = {NULL, 0, 0};
+    tp_buf out = TP_BUF_INIT(&heap);
     uint32_t types[1];
     int ok = -1;
     types[0] = TP_TYPE_OBJECT;
@@ -89,7 +107,7 @@ static void check_case(const tp_buf *node, int known, const char *text, const ch
 }
 
 static void test_by_schema(void) {
-    tp_buf object = {NULL, 0, 0}, array = {NULL, 0, 0};
+    tp_buf object = TP_BUF_INIT(&heap), array = TP_BUF_INIT(&heap);
     object_node(&object);
     array_node(&array);
     check_case(&object, 1, NS "<city>Paris" NS "</city>\n" NS "<floor> 3 " NS "</floor>",
@@ -141,7 +159,7 @@ static void test_depth_limit(void) {
         for (k = 0; k < levels; k++) strcat(text, NS "</a>");
         {
             tp_json *s = scanner();
-            tp_buf out = {NULL, 0, 0};
+            tp_buf out = TP_BUF_INIT(&heap);
             int ok = -1;
             REQUIRE(tp_m3_value_to_json(&out, s, NULL, 0, NULL, 0, 0, (const uint8_t *)text,
                                         strlen(text), &ok) == TP_OK);
@@ -154,7 +172,7 @@ static void test_depth_limit(void) {
 }
 
 static void test_schema_nodes(void) {
-    tp_buf array = {NULL, 0, 0};
+    tp_buf array = TP_BUF_INIT(&heap);
     size_t cut;
     array_node(&array);
     CHECK(tp_m3_schema_valid(array.data, array.len, 0));
@@ -167,7 +185,7 @@ static void test_schema_nodes(void) {
 static void test_random_inputs(void) {
     static const char *pieces[] = {NS, "<", "</", ">", "item", "a", " ", "1", "\xc3", "]"};
     check_rng rng = {0x9e3779b97f4a7c15ull};
-    tp_buf object = {NULL, 0, 0}, array = {NULL, 0, 0};
+    tp_buf object = TP_BUF_INIT(&heap), array = TP_BUF_INIT(&heap);
     tp_json *s = scanner(), *verify = scanner();
     unsigned long ok_count = 0;
     int trial;
@@ -184,7 +202,7 @@ static void test_random_inputs(void) {
         for (cut = 0; cut <= len; cut++) {
             const tp_buf *node = trial % 3 == 0 ? &object : trial % 3 == 1 ? &array : NULL;
             uint32_t types[1];
-            tp_buf out = {NULL, 0, 0}, clean = {NULL, 0, 0};
+            tp_buf out = TP_BUF_INIT(&heap), clean = TP_BUF_INIT(&heap);
             int ok = -1;
             size_t used = 0;
             types[0] = trial % 3 == 0 ? TP_TYPE_OBJECT : TP_TYPE_ARRAY;

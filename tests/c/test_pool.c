@@ -110,23 +110,23 @@ static void test_place_fills_its_block_then_the_heap(void) {
     REQUIRE(block != NULL);
     place.next = block;
     place.end = block + tp_pool_block_size(pool); /* 5 lines */
-    first = (uint8_t *)tp_place_take(&place, 100, &allocation);
+    first = (uint8_t *)tp_place_take(NULL, &place, 100, &allocation);
     CHECK(first == block && allocation == NULL);
-    second = (uint8_t *)tp_place_take(&place, 128, &allocation);
+    second = (uint8_t *)tp_place_take(NULL, &place, 128, &allocation);
     CHECK(second == block + 128 && allocation == NULL);
-    third = (uint8_t *)tp_place_take(&place, 129, &allocation); /* 3 lines: 1 left */
+    third = (uint8_t *)tp_place_take(NULL, &place, 129, &allocation); /* 3 lines: 1 left */
     REQUIRE(third != NULL);
     CHECK(allocation != NULL);
     CHECK((third < block || third >= block + 320) && (uintptr_t)third % 64 == 0);
     CHECK(all_zero(third, 129));
     free(allocation);
     CHECK_EQ(place.wanted, 128 + 128 + 192);
-    third = (uint8_t *)tp_place_take(&place, 64, &allocation); /* the last line still fits */
+    third = (uint8_t *)tp_place_take(NULL, &place, 64, &allocation); /* the last line still fits */
     CHECK(third == block + 256 && allocation == NULL);
-    third = (uint8_t *)tp_place_take(NULL, 10, &allocation); /* no place: the heap */
+    third = (uint8_t *)tp_place_take(NULL, NULL, 10, &allocation); /* no place: the heap */
     REQUIRE(third != NULL && allocation != NULL);
     free(allocation);
-    third = (uint8_t *)tp_place_take(&place, SIZE_MAX, &allocation); /* never wraps */
+    third = (uint8_t *)tp_place_take(NULL, &place, SIZE_MAX, &allocation); /* never wraps */
     CHECK(third == NULL && allocation == NULL);
     tp_pool_give_back(pool, block);
     tp_pool_free(pool);
