@@ -99,18 +99,21 @@ void tp_batch_events_free(tp_batch_events *e) {
 
 /* Every slot, id and stream of the step is usable, and no slot comes twice. */
 static tp_status check_step(tp_batch *b, const tp_vocab *vocab, const uint32_t *slots,
-                            const uint32_t *ids, size_t n, tp_batch_fault *fault,
-                            size_t *failed) {
+                            const uint32_t *ids, size_t n, tp_batch_fault *fault, size_t *failed) {
     uint32_t size = tp_vocab_size(vocab);
     size_t k;
     b->step++;
     for (k = 0; k < n; k++) {
         uint32_t slot = slots[k];
         tp_batch_fault why = TP_BATCH_NO_FAULT;
-        if (slot >= b->cap || !STREAM_AT(b, slot)) why = TP_BATCH_NO_STREAM;
-        else if (MARK_AT(b, slot) == b->step) why = TP_BATCH_TWICE;
-        else if (ids[k] >= size) why = TP_BATCH_BAD_TOKEN;
-        else if (tp_stream_is_finished(STREAM_AT(b, slot))) why = TP_BATCH_FINISHED;
+        if (slot >= b->cap || !STREAM_AT(b, slot))
+            why = TP_BATCH_NO_STREAM;
+        else if (MARK_AT(b, slot) == b->step)
+            why = TP_BATCH_TWICE;
+        else if (ids[k] >= size)
+            why = TP_BATCH_BAD_TOKEN;
+        else if (tp_stream_is_finished(STREAM_AT(b, slot)))
+            why = TP_BATCH_FINISHED;
         /* the streams are read again in the feed: fetch them while checking */
         if (k + PREFETCH_CHECK < n && slots[k + PREFETCH_CHECK] < b->cap)
             TP_PREFETCH(STREAM_AT(b, slots[k + PREFETCH_CHECK]));
@@ -149,8 +152,8 @@ static tp_status group(tp_batch_events *out, uint32_t position, uint32_t slot, s
 }
 
 tp_status tp_batch_feed(tp_batch *b, const tp_vocab *vocab, const uint32_t *slots,
-                        const uint32_t *ids, size_t n, tp_batch_events *out,
-                        tp_batch_fault *fault, size_t *failed) {
+                        const uint32_t *ids, size_t n, tp_batch_events *out, tp_batch_fault *fault,
+                        size_t *failed) {
     size_t k;
     *fault = TP_BATCH_NO_FAULT;
     *failed = 0;

@@ -50,8 +50,8 @@ void tp_batch_events_free(tp_batch_events *e); /* NULL-safe */
  * TP_ERR_NOMEM while feeding leaves the stream that failed unusable (*failed) and the
  * events of the streams before it in out. */
 tp_status tp_batch_feed(tp_batch *b, const tp_vocab *vocab, const uint32_t *slots,
-                        const uint32_t *ids, size_t n, tp_batch_events *out,
-                        tp_batch_fault *fault, size_t *failed);
+                        const uint32_t *ids, size_t n, tp_batch_events *out, tp_batch_fault *fault,
+                        size_t *failed);
 
 /* The groups, one per stream with events, in input order (borrowed from e). */
 const tp_batch_group *tp_batch_events_groups(const tp_batch_events *e, size_t *count);

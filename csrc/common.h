@@ -42,10 +42,10 @@ typedef struct tp_allocator {
 
 /* Returns the status of a call that failed; what was allocated before it is the caller's
  * (or its object's) to free, so a failure leaves nothing half-built behind. */
-#define TP_TRY(expr)                                                                       \
-    do {                                                                                   \
-        tp_status tp_try_status_ = (expr);                                                 \
-        if (tp_try_status_ != TP_OK) return tp_try_status_;                                \
+#define TP_TRY(expr)                                        \
+    do {                                                    \
+        tp_status tp_try_status_ = (expr);                  \
+        if (tp_try_status_ != TP_OK) return tp_try_status_; \
     } while (0)
 
 /* Structs that many streams keep, one per stream, align their hot fields to this. */

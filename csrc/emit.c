@@ -80,9 +80,8 @@ struct tp_emitter {
 };
 
 /* The stage fills the first line exactly. */
-typedef char stage_fills_line[offsetof(struct tp_emitter, stage) + STAGE_CAP == TP_CACHE_LINE
-                                  ? 1
-                                  : -1];
+typedef char
+    stage_fills_line[offsetof(struct tp_emitter, stage) + STAGE_CAP == TP_CACHE_LINE ? 1 : -1];
 
 /* Bigger scratch than this (a huge feed) is given back after use. */
 #define SCRATCH_KEEP 65536
@@ -97,9 +96,9 @@ static const uint32_t json_only[1] = {TP_TYPE_JSON};
 
 /* Every buffer of e grows through e's allocator. */
 static void bind_buffers(tp_emitter *e) {
-    tp_buf *const bufs[] = {&e->call.args, &e->call.pending, &e->call.name,
-                            &e->call.carried_id, &e->content, &e->reasoning, &e->own.events,
-                            &e->own.arena, &e->capture, &e->escaped, &e->decoded, &e->joined,
+    tp_buf *const bufs[] = {&e->call.args,  &e->call.pending, &e->call.name,  &e->call.carried_id,
+                            &e->content,    &e->reasoning,    &e->own.events, &e->own.arena,
+                            &e->capture,    &e->escaped,      &e->decoded,    &e->joined,
                             &e->deep_frames};
     size_t k;
     for (k = 0; k < sizeof bufs / sizeof *bufs; k++) bufs[k]->alloc = &e->alloc;
@@ -311,8 +310,8 @@ static tp_status push_event(tp_emitter *e, uint32_t kind, int32_t index, const u
 
 /* push_event for a piece of streamed text (no aux), the event of nearly every feed:
  * straight stores where the output has room. */
-static inline tp_status push_text(tp_emitter *e, uint32_t kind, int32_t index,
-                                  const uint8_t *text, size_t n) {
+static inline tp_status push_text(tp_emitter *e, uint32_t kind, int32_t index, const uint8_t *text,
+                                  size_t n) {
     tp_event_out *o = e->out;
     if (TP_UNLIKELY(o->events.cap - o->events.len < sizeof(tp_event) ||
                     o->arena.cap - o->arena.len < n || n > UINT32_MAX - o->arena.len))
@@ -398,8 +397,7 @@ static tp_status args_str(tp_emitter *e, const char *text) {
 }
 
 /* Content or reasoning: to the message and out as an event. */
-static inline tp_status message_text(tp_emitter *e, int reasoning, const uint8_t *text,
-                                     size_t n) {
+static inline tp_status message_text(tp_emitter *e, int reasoning, const uint8_t *text, size_t n) {
     TP_TRY(stage_append(e, reasoning ? &e->reasoning : &e->content, text, n));
     return push_text(e, reasoning ? TP_EV_REASONING : TP_EV_CONTENT, -1, text, n);
 }
@@ -459,7 +457,8 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
         call_clear(e);
         c->active = 1;
     } else if (c->active && role == TP_ROLE_TOOL_ARGS) {
-        if (c->has_args || c->params) TP_TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
+        if (c->has_args || c->params)
+            TP_TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
         c->has_args = c->begun = 1;
         TP_TRY(announce(e));
     } else if (c->active && role == TP_ROLE_REPAIRED) {
@@ -551,8 +550,13 @@ static tp_status js_decode(frame *f, tp_buf *out, const uint8_t *s, size_t n) {
                 f->js_code = 0;
                 break;
             }
-            TP_TRY(js_code_point(f, out, b == 'b' ? 0x08 : b == 'f' ? 0x0C : b == 'n' ? 0x0A
-                                    : b == 'r' ? 0x0D : b == 't' ? 0x09 : b));
+            TP_TRY(js_code_point(f, out,
+                                 b == 'b'   ? 0x08
+                                 : b == 'f' ? 0x0C
+                                 : b == 'n' ? 0x0A
+                                 : b == 'r' ? 0x0D
+                                 : b == 't' ? 0x09
+                                            : b));
             break;
         case JS_HEX:
             f->js_code = f->js_code << 4 | (uint32_t)tp_hexval(b);
@@ -588,8 +592,7 @@ tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
 }
 
 /* tp_emitter_text's other cases. */
-static TP_NOINLINE tp_status text_in_frame(tp_emitter *e, frame *f, const uint8_t *data,
-                                           size_t n) {
+static TP_NOINLINE tp_status text_in_frame(tp_emitter *e, frame *f, const uint8_t *data, size_t n) {
     if (f->decode == TP_DECODE_JSON_STRING &&
         (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT)) {
         tp_status st = js_decode(f, &e->decoded, data, n);
@@ -624,7 +627,7 @@ static tp_status announce(tp_emitter *e) {
     if ((uint64_t)e->next_index >= e->max_tool_calls) return stop_at_limit(e, TP_MSG_LIMIT_CALLS);
     c->index = e->next_index++;
     TP_TRY(push_event(e, TP_EV_CALL_START, c->index, c->name.data, c->name.len, c->carried_id.data,
-                   c->carried_id.len, NULL));
+                      c->carried_id.len, NULL));
     if (c->pending.len) { /* arguments that came before the name, as one delta */
         TP_TRY(push_event(e, TP_EV_ARGS, c->index, c->pending.data, c->pending.len, NULL, 0, NULL));
         c->pending.len = 0;
@@ -671,7 +674,8 @@ static tp_status m3_value(tp_emitter *e, const uint8_t *raw, size_t n) {
     if (st == TP_OK)
         st = tp_m3_value_to_json(&json, e->scanner, c->ptypes, c->n_ptypes, c->pschema,
                                  c->pschema_len, c->pknown, text.data, text.len, &ok);
-    if (st == TP_OK && ok) st = args(e, json.data, json.len);
+    if (st == TP_OK && ok)
+        st = args(e, json.data, json.len);
     else if (st == TP_OK)
         st = call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_INVALID_ARGUMENTS, NULL, 0);
     tp_buf_free(&text);
@@ -686,8 +690,10 @@ static tp_status finish_call(tp_emitter *e) {
     TP_TRY(announce(e));
     if (e->stopped) return TP_OK; /* announcing it met the limit on calls */
     if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
-    if (c->params) TP_TRY(args_str(e, "}"));
-    else if (!c->has_args) TP_TRY(args_str(e, "{}"));
+    if (c->params)
+        TP_TRY(args_str(e, "}"));
+    else if (!c->has_args)
+        TP_TRY(args_str(e, "{}"));
     if (e->stopped) return TP_OK; /* closing the arguments met the limit on their bytes */
     TP_TRY(unstage(e));
     tp_json_reset(e->scanner);
@@ -700,12 +706,13 @@ static tp_status finish_call(tp_emitter *e) {
     if (e->repair && (!valid || c->repaired)) {
         tp_event *ev;
         TP_TRY(push_event(e, TP_EV_CALL_REPAIR, c->index, c->args.data, c->args.len, c->name.data,
-                       c->name.len, &ev));
+                          c->name.len, &ev));
         ev->offset = e->offset;
         return TP_OK;
     }
     if (!valid) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
-    if (e->repair) TP_TRY(push_event(e, TP_EV_ARGS, c->index, c->args.data, c->args.len, NULL, 0, NULL));
+    if (e->repair)
+        TP_TRY(push_event(e, TP_EV_ARGS, c->index, c->args.data, c->args.len, NULL, 0, NULL));
     return push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
                       c->name.len, NULL);
 }
@@ -795,12 +802,15 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
         }
         tp_buf_free(&decoded);
     } else if (f.role == TP_ROLE_PARAM_VALUE && c->in_param) {
-        if (c->param_streams) st = args_str(e, "\"");
+        if (c->param_streams)
+            st = args_str(e, "\"");
         else if (f.decode == TP_DECODE_PYTHON || f.decode == TP_DECODE_GEMMA ||
                  f.decode == TP_DECODE_FUNCTIONGEMMA)
             st = converted_value(e, f.decode, data, n);
-        else if (f.decode == TP_DECODE_MINIMAX_M3) st = m3_value(e, data, n);
-        else st = typed_value(e, data, n);
+        else if (f.decode == TP_DECODE_MINIMAX_M3)
+            st = m3_value(e, data, n);
+        else
+            st = typed_value(e, data, n);
         c->in_param = 0;
     }
     if (e->stopped) return st; /* it met a limit and let go of its captures */
@@ -812,7 +822,7 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
 tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint32_t limit_msg, uint64_t offset) {
     call_state *c = &e->call;
     int32_t index = -1;
-    uint32_t msg = kind == TP_PE_INCOMPLETE ? TP_MSG_ENDED_INSIDE_CALL
+    uint32_t msg = kind == TP_PE_INCOMPLETE          ? TP_MSG_ENDED_INSIDE_CALL
                    : kind == TP_PE_INVALID_ARGUMENTS ? TP_MSG_INVALID_ARGUMENTS
                                                      : TP_MSG_UNEXPECTED;
     if (e->stopped) return TP_OK;

@@ -85,14 +85,14 @@ static const uint8_t *byte_classes(void) {
 #define D (B_STR_PLAIN | B_DIGIT | B_HEX | B_IDENT)
 #define H (B_STR_PLAIN | B_HEX | B_IDENT_START | B_IDENT)
 #define L (B_STR_PLAIN | B_IDENT_START | B_IDENT)
-        /* 0x00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, B_WS, B_WS, 0, 0, B_WS, 0, 0,
-        /* 0x10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        /* 0x20 */ P | B_WS, P, 0, P, L, P, P, 0, P, P, P, P, P, P, P, P,
-        /* 0x30 */ D, D, D, D, D, D, D, D, D, D, P, P, P, P, P, P,
-        /* 0x40 */ P, H, H, H, H, H, H, L, L, L, L, L, L, L, L, L,
-        /* 0x50 */ L, L, L, L, L, L, L, L, L, L, L, P, 0, P, P, L,
-        /* 0x60 */ P, H, H, H, H, H, H, L, L, L, L, L, L, L, L, L,
-        /* 0x70 */ L, L, L, L, L, L, L, L, L, L, L, P, P, P, P, P,
+        /* 0x00 */ 0,        0, 0, 0, 0, 0, 0, 0, 0, B_WS, B_WS, 0, 0, B_WS, 0, 0,
+        /* 0x10 */ 0,        0, 0, 0, 0, 0, 0, 0, 0, 0,    0,    0, 0, 0,    0, 0,
+        /* 0x20 */ P | B_WS, P, 0, P, L, P, P, 0, P, P,    P,    P, P, P,    P, P,
+        /* 0x30 */ D,        D, D, D, D, D, D, D, D, D,    P,    P, P, P,    P, P,
+        /* 0x40 */ P,        H, H, H, H, H, H, L, L, L,    L,    L, L, L,    L, L,
+        /* 0x50 */ L,        L, L, L, L, L, L, L, L, L,    L,    P, 0, P,    P, L,
+        /* 0x60 */ P,        H, H, H, H, H, H, L, L, L,    L,    L, L, L,    L, L,
+        /* 0x70 */ L,        L, L, L, L, L, L, L, L, L,    L,    P, P, P,    P, P,
 #undef P
 #undef D
 #undef H
@@ -117,8 +117,8 @@ tp_status tp_json_new_in(tp_json_dialect dialect, uint32_t max_depth, tp_place *
     return tp_json_new_with(NULL, dialect, max_depth, place, out);
 }
 
-tp_status tp_json_new_with(const tp_allocator *alloc, tp_json_dialect dialect,
-                           uint32_t max_depth, tp_place *place, tp_json **out) {
+tp_status tp_json_new_with(const tp_allocator *alloc, tp_json_dialect dialect, uint32_t max_depth,
+                           tp_place *place, tp_json **out) {
     tp_allocator a;
     tp_json *s;
     void *allocation;
@@ -224,12 +224,12 @@ static tp_json_reason hex_doomed(const tp_json *s) {
     }
 }
 
-#define FAIL(why)                  \
-    do {                           \
-        state = ST_ERROR;          \
-        s->reason = (why);         \
+#define FAIL(why)                   \
+    do {                            \
+        state = ST_ERROR;           \
+        s->reason = (why);          \
         s->err_offset = s->pos + i; \
-        goto out;                  \
+        goto out;                   \
     } while (0)
 
 tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t *consumed) {
@@ -691,24 +691,35 @@ tp_json_reason tp_json_error(const tp_json *s, uint64_t *offset) {
 
 const char *tp_json_reason_name(tp_json_reason reason) {
     switch (reason) {
-    case TP_JSON_OK: return "ok";
-    case TP_JSON_E_LIMIT: return "limit";
-    case TP_JSON_E_UNEXPECTED_BYTE: return "unexpected_byte";
-    case TP_JSON_E_TRAILING_COMMA: return "trailing_comma";
-    case TP_JSON_E_INVALID_LITERAL: return "invalid_literal";
-    case TP_JSON_E_INVALID_NUMBER: return "invalid_number";
-    case TP_JSON_E_LEADING_ZERO: return "leading_zero";
-    case TP_JSON_E_INVALID_ESCAPE: return "invalid_escape";
-    case TP_JSON_E_LONE_SURROGATE: return "lone_surrogate";
-    case TP_JSON_E_CONTROL_CHARACTER: return "control_character";
-    case TP_JSON_E_INVALID_UTF8: return "invalid_utf8";
+    case TP_JSON_OK:
+        return "ok";
+    case TP_JSON_E_LIMIT:
+        return "limit";
+    case TP_JSON_E_UNEXPECTED_BYTE:
+        return "unexpected_byte";
+    case TP_JSON_E_TRAILING_COMMA:
+        return "trailing_comma";
+    case TP_JSON_E_INVALID_LITERAL:
+        return "invalid_literal";
+    case TP_JSON_E_INVALID_NUMBER:
+        return "invalid_number";
+    case TP_JSON_E_LEADING_ZERO:
+        return "leading_zero";
+    case TP_JSON_E_INVALID_ESCAPE:
+        return "invalid_escape";
+    case TP_JSON_E_LONE_SURROGATE:
+        return "lone_surrogate";
+    case TP_JSON_E_CONTROL_CHARACTER:
+        return "control_character";
+    case TP_JSON_E_INVALID_UTF8:
+        return "invalid_utf8";
     }
     return "unknown";
 }
 
 const char *tp_json_relaxation_name(unsigned bit_index) {
     static const char *const names[TP_JSON_RELAXATION_COUNT] = {
-        "trailing_comma", "single_quote", "unquoted_key",
+        "trailing_comma", "single_quote",      "unquoted_key",
         "python_literal", "control_character", "lone_surrogate"};
     return bit_index < TP_JSON_RELAXATION_COUNT ? names[bit_index] : NULL;
 }

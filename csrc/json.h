@@ -54,8 +54,8 @@ tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out
 tp_status tp_json_new_in(tp_json_dialect dialect, uint32_t max_depth, tp_place *place,
                          tp_json **out);
 /* Either, with an allocator (common.h; NULL: the default); place may be NULL. */
-tp_status tp_json_new_with(const tp_allocator *alloc, tp_json_dialect dialect,
-                           uint32_t max_depth, tp_place *place, tp_json **out);
+tp_status tp_json_new_with(const tp_allocator *alloc, tp_json_dialect dialect, uint32_t max_depth,
+                           tp_place *place, tp_json **out);
 /* The deepest max_depth the scanner has room for, and a new max_depth up to it (TP_ERR_ARG
  * past it: make a new scanner).  Before the first feed or after a reset. */
 uint32_t tp_json_depth_room(const tp_json *s);

@@ -48,16 +48,30 @@ tp_status tp_typed_json(tp_buf *out, tp_json *scanner, const uint32_t *types, ui
         if (tp_json_finish(scanner) != TP_JSON_COMPLETE || tp_json_end(scanner) != (int64_t)len)
             continue;
         switch (text[0]) {
-        case '{': found = TP_TYPE_OBJECT; break;
-        case '[': found = TP_TYPE_ARRAY; break;
-        case 't': case 'f': found = TP_TYPE_BOOLEAN; break;
-        case 'n': found = TP_TYPE_NULL; break;
-        case '"': found = TP_TYPE_STRING; break;
-        default: found = TP_TYPE_NUMBER; break;
+        case '{':
+            found = TP_TYPE_OBJECT;
+            break;
+        case '[':
+            found = TP_TYPE_ARRAY;
+            break;
+        case 't':
+        case 'f':
+            found = TP_TYPE_BOOLEAN;
+            break;
+        case 'n':
+            found = TP_TYPE_NULL;
+            break;
+        case '"':
+            found = TP_TYPE_STRING;
+            break;
+        default:
+            found = TP_TYPE_NUMBER;
+            break;
         }
         if ((kind == TP_TYPE_INTEGER || kind == TP_TYPE_NUMBER) && found == TP_TYPE_NUMBER)
             return tp_buf_append(out, text, len);
-        if ((kind == TP_TYPE_OBJECT || kind == TP_TYPE_ARRAY || kind == TP_TYPE_NULL) && found == kind)
+        if ((kind == TP_TYPE_OBJECT || kind == TP_TYPE_ARRAY || kind == TP_TYPE_NULL) &&
+            found == kind)
             return tp_buf_append(out, text, len);
         if (kind == TP_TYPE_JSON) return tp_buf_append(out, text, len); /* the output said: JSON */
     }
@@ -93,10 +107,10 @@ int tp_m3_schema_valid(const uint8_t *node, size_t len, uint32_t depth) {
 
 /* What is known of the schema at one place of a value. */
 typedef struct schema_at {
-    int known;                 /* 0: the place is not in the schema */
-    const uint32_t *types;     /* at least one (string when the schema names none) */
+    int known; /* 0: the place is not in the schema */
+    const uint32_t *types; /* at least one (string when the schema names none) */
     uint32_t n_types;
-    const uint8_t *rest;       /* the node after its types: properties, items */
+    const uint8_t *rest; /* the node after its types: properties, items */
     size_t rest_len;
     uint32_t buf[TP_M3_MAX_TYPES];
 } schema_at;
@@ -193,8 +207,8 @@ static int tag_name(const uint8_t *s, size_t n, size_t k, size_t *end) {
 
 /* One child element from k on (after whitespace): 1 with its name and content, 0 when
  * only whitespace is left, -1 when the text is not a well-formed element. */
-static int next_child(const uint8_t *s, size_t n, size_t *k, const uint8_t **name,
-                      size_t *name_len, const uint8_t **content, size_t *content_len) {
+static int next_child(const uint8_t *s, size_t n, size_t *k, const uint8_t **name, size_t *name_len,
+                      const uint8_t **content, size_t *content_len) {
     size_t j = *k, gt, start, depth = 0;
     while (j < n && is_space(s[j])) j++;
     if (j == n) {
@@ -263,8 +277,10 @@ static tp_status child_value(m3 *m, const schema_at *at, const uint8_t *name, si
     schema_at child;
     size_t len;
     const uint8_t *node = schema_child(at, name, name_len, property, &len);
-    if (node) schema_open(&child, node, len);
-    else schema_unknown(&child);
+    if (node)
+        schema_open(&child, node, len);
+    else
+        schema_unknown(&child);
     return value(m, &child, s, n, depth);
 }
 

@@ -180,8 +180,7 @@ void tp_pool_give_back(tp_pool *pool, void *block) {
 #endif
 }
 
-void *tp_place_take(const tp_allocator *alloc, tp_place *place, size_t size,
-                    void **allocation) {
+void *tp_place_take(const tp_allocator *alloc, tp_place *place, size_t size, void **allocation) {
     tp_allocator fallback;
     size_t lines;
     void *raw;

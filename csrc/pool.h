@@ -40,7 +40,6 @@ typedef struct tp_place {
 /* size zeroed bytes aligned to a cache line: from the place when they fit there
  * (*allocation = NULL), else from alloc (*allocation = what to give back to it; NULL:
  * the default allocator).  place may be NULL (alloc).  NULL when there is no memory. */
-void *tp_place_take(const tp_allocator *alloc, tp_place *place, size_t size,
-                    void **allocation);
+void *tp_place_take(const tp_allocator *alloc, tp_place *place, size_t size, void **allocation);
 
 #endif

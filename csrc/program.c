@@ -24,7 +24,6 @@ struct tp_program {
     tp_allocator alloc;
 };
 
-
 void tp_program_free(tp_program *p) {
     tp_allocator a;
     uint32_t k;
@@ -83,7 +82,8 @@ static tp_status check_code(const tp_program *p, const char **where) {
             }
             break;
         case TP_OP_CHARS:
-            if (a >= p->n_strings || p->string_off[a + 1] - p->string_off[a] != TP_CHARS_SET_BYTES) {
+            if (a >= p->n_strings ||
+                p->string_off[a + 1] - p->string_off[a] != TP_CHARS_SET_BYTES) {
                 *where = "CHARS byte set out of range";
                 ok = 0;
             }
@@ -169,8 +169,8 @@ static tp_status read_strings(tp_reader *r, tp_program *p) {
         total += n;
     }
     if (peek.bad) return TP_ERR_ARG;
-    p->string_off = (uint32_t *)tp_alloc_array(&p->alloc, (size_t)p->n_strings + 1,
-                                               sizeof(uint32_t));
+    p->string_off =
+        (uint32_t *)tp_alloc_array(&p->alloc, (size_t)p->n_strings + 1, sizeof(uint32_t));
     p->pool = (uint8_t *)tp_alloc(&p->alloc, total);
     if (!p->string_off || !p->pool) return TP_ERR_NOMEM;
     total = 0;
@@ -223,8 +223,7 @@ static tp_status read_stopsets(tp_reader *r, tp_program *p) {
             n_follow_total += nf;
         }
     }
-    p->stopsets =
-        (tp_stopset *)tp_alloc_array_zeroed(&p->alloc, p->n_stopsets, sizeof(tp_stopset));
+    p->stopsets = (tp_stopset *)tp_alloc_array_zeroed(&p->alloc, p->n_stopsets, sizeof(tp_stopset));
     p->follow_pool = (uint32_t *)tp_alloc_array(&p->alloc, n_follow_total, sizeof(uint32_t));
     if (!p->stopsets || !p->follow_pool) return TP_ERR_NOMEM;
     n_follow_total = 0;
@@ -267,8 +266,8 @@ static tp_status read_entries(tp_reader *r, tp_program *p) {
         total += n;
     }
     if (peek.bad) return TP_ERR_ARG;
-    p->entry_name_off = (uint32_t *)tp_alloc_array(&p->alloc, (size_t)p->n_entries + 1,
-                                                   sizeof(uint32_t));
+    p->entry_name_off =
+        (uint32_t *)tp_alloc_array(&p->alloc, (size_t)p->n_entries + 1, sizeof(uint32_t));
     p->names = (uint8_t *)tp_alloc(&p->alloc, total);
     p->entry_addr = (uint32_t *)tp_alloc_array(&p->alloc, p->n_entries, sizeof(uint32_t));
     if (!p->entry_name_off || !p->names || !p->entry_addr) return TP_ERR_NOMEM;

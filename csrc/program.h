@@ -9,22 +9,41 @@
 
 /* Opcodes: the same numbers as grammar.py. */
 enum {
-    TP_OP_END, TP_OP_LIT, TP_OP_WS, TP_OP_UNTIL, TP_OP_JSON, TP_OP_EOF, TP_OP_CHOICE,
-    TP_OP_COMMIT, TP_OP_PCOMMIT, TP_OP_BCOMMIT, TP_OP_FAIL, TP_OP_FAILTWICE, TP_OP_JMP,
-    TP_OP_CALL, TP_OP_RET, TP_OP_CUT, TP_OP_TOPEN, TP_OP_TCLOSE, TP_OP_RECOVER, TP_OP_RPOP,
-    TP_OP_CHARS, TP_OP_CONST, TP_OP_COUNT
+    TP_OP_END,
+    TP_OP_LIT,
+    TP_OP_WS,
+    TP_OP_UNTIL,
+    TP_OP_JSON,
+    TP_OP_EOF,
+    TP_OP_CHOICE,
+    TP_OP_COMMIT,
+    TP_OP_PCOMMIT,
+    TP_OP_BCOMMIT,
+    TP_OP_FAIL,
+    TP_OP_FAILTWICE,
+    TP_OP_JMP,
+    TP_OP_CALL,
+    TP_OP_RET,
+    TP_OP_CUT,
+    TP_OP_TOPEN,
+    TP_OP_TCLOSE,
+    TP_OP_RECOVER,
+    TP_OP_RPOP,
+    TP_OP_CHARS,
+    TP_OP_CONST,
+    TP_OP_COUNT
 };
 
 /* Operand words after each opcode (grammar.OPERANDS): the one table of instruction widths,
  * which the loader checks the code with and the VM steps by (0 past the last opcode). */
 static inline uint32_t tp_op_operands(uint32_t op) {
     static const uint8_t operands[TP_OP_COUNT] = {
-        [TP_OP_END] = 0,   [TP_OP_LIT] = 1,     [TP_OP_WS] = 0,        [TP_OP_UNTIL] = 2,
-        [TP_OP_JSON] = 2,  [TP_OP_EOF] = 1,     [TP_OP_CHOICE] = 1,    [TP_OP_COMMIT] = 1,
+        [TP_OP_END] = 0,     [TP_OP_LIT] = 1,     [TP_OP_WS] = 0,      [TP_OP_UNTIL] = 2,
+        [TP_OP_JSON] = 2,    [TP_OP_EOF] = 1,     [TP_OP_CHOICE] = 1,  [TP_OP_COMMIT] = 1,
         [TP_OP_PCOMMIT] = 1, [TP_OP_BCOMMIT] = 1, [TP_OP_FAIL] = 0,    [TP_OP_FAILTWICE] = 0,
-        [TP_OP_JMP] = 1,   [TP_OP_CALL] = 1,    [TP_OP_RET] = 0,       [TP_OP_CUT] = 0,
-        [TP_OP_TOPEN] = 2, [TP_OP_TCLOSE] = 0,  [TP_OP_RECOVER] = 1,   [TP_OP_RPOP] = 0,
-        [TP_OP_CHARS] = 2, [TP_OP_CONST] = 1,
+        [TP_OP_JMP] = 1,     [TP_OP_CALL] = 1,    [TP_OP_RET] = 0,     [TP_OP_CUT] = 0,
+        [TP_OP_TOPEN] = 2,   [TP_OP_TCLOSE] = 0,  [TP_OP_RECOVER] = 1, [TP_OP_RPOP] = 0,
+        [TP_OP_CHARS] = 2,   [TP_OP_CONST] = 1,
     };
     return op < TP_OP_COUNT ? operands[op] : 0;
 }
@@ -39,8 +58,9 @@ static inline uint32_t tp_op_operands(uint32_t op) {
 #define TP_JSON_KIND_ANY 0u
 #define TP_JSON_KIND_STRING 1u
 #define TP_JSON_KIND_OBJECT 2u
-#define TP_JSON_CLOSE_AT_END 1u /* JSON operand flags (bits 16+): a value the end of the
-                                 * input cuts off matches (repair grammars) */
+/* JSON operand flags (bits 16+): a value the end of the input cuts off matches (repair
+ * grammars) */
+#define TP_JSON_CLOSE_AT_END 1u
 #define TP_DECODE_RAW 0u
 #define TP_DECODE_JSON_STRING 1u
 #define TP_DECODE_STRING 2u /* a parameter value the output says is a string */
@@ -52,8 +72,14 @@ static inline uint32_t tp_op_operands(uint32_t op) {
 
 /* Roles: the order of grammar.ROLES. */
 enum {
-    TP_ROLE_REASONING, TP_ROLE_CONTENT, TP_ROLE_TOOL_CALL, TP_ROLE_TOOL_NAME,
-    TP_ROLE_TOOL_ARGS, TP_ROLE_TOOL_ID, TP_ROLE_PARAM_NAME, TP_ROLE_PARAM_VALUE,
+    TP_ROLE_REASONING,
+    TP_ROLE_CONTENT,
+    TP_ROLE_TOOL_CALL,
+    TP_ROLE_TOOL_NAME,
+    TP_ROLE_TOOL_ARGS,
+    TP_ROLE_TOOL_ID,
+    TP_ROLE_PARAM_NAME,
+    TP_ROLE_PARAM_VALUE,
     TP_ROLE_REPAIRED, /* marks the open call as salvaged (repair grammars) */
     TP_ROLE_COUNT
 };

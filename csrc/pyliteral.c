@@ -21,19 +21,39 @@ static tp_status escape(tp_buf *text, const uint8_t *s, size_t n, size_t *k) {
     uint8_t b = s[*k];
     uint32_t cp;
     switch (b) {
-    case '\\': case '\'': case '"': cp = b; break;
-    case 'a': cp = 0x07; break;
-    case 'b': cp = 0x08; break;
-    case 'f': cp = 0x0C; break;
-    case 'n': cp = 0x0A; break;
-    case 'r': cp = 0x0D; break;
-    case 't': cp = 0x09; break;
-    case 'v': cp = 0x0B; break;
+    case '\\':
+    case '\'':
+    case '"':
+        cp = b;
+        break;
+    case 'a':
+        cp = 0x07;
+        break;
+    case 'b':
+        cp = 0x08;
+        break;
+    case 'f':
+        cp = 0x0C;
+        break;
+    case 'n':
+        cp = 0x0A;
+        break;
+    case 'r':
+        cp = 0x0D;
+        break;
+    case 't':
+        cp = 0x09;
+        break;
+    case 'v':
+        cp = 0x0B;
+        break;
     case '\n':
     case '\r': /* a line continuation stands for nothing */
         (*k)++;
         return TP_OK;
-    case 'x': case 'u': case 'U':
+    case 'x':
+    case 'u':
+    case 'U':
         (*k)++;
         cp = hex_run(s, n, k, b == 'x' ? 2 : b == 'u' ? 4 : 8);
         if (b == 'u' && cp >= 0xD800 && cp <= 0xDBFF && *k + 6 <= n && s[*k] == '\\' &&

@@ -43,8 +43,7 @@ tp_status tp_stream_new(const tp_program *program, const char *entry, size_t ent
 }
 
 tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t entry_len,
-                           const tp_tools *tools, uint32_t flags, tp_pool *pool,
-                           tp_stream **out) {
+                           const tp_tools *tools, uint32_t flags, tp_pool *pool, tp_stream **out) {
     return tp_stream_new_with(NULL, program, entry, entry_len, tools, flags, pool, out);
 }
 
@@ -126,8 +125,8 @@ tp_status tp_stream_finish(tp_stream *s, int cut_short) {
 static tp_status feed_many_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
                                   size_t n, uint32_t *bad_id);
 
-tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
-                                size_t n, uint32_t *bad_id) {
+tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids, size_t n,
+                                uint32_t *bad_id) {
     uint32_t len;
     const uint8_t *bytes;
     tp_emitter_clear_events(s->emitter);
@@ -145,7 +144,7 @@ tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint3
 
 /* tp_stream_feed_tokens of other than one id: their bytes joined, fed as one piece. */
 static TP_NOINLINE tp_status feed_many_tokens(tp_stream *s, const tp_vocab *vocab,
-                                             const uint32_t *ids, size_t n, uint32_t *bad_id) {
+                                              const uint32_t *ids, size_t n, uint32_t *bad_id) {
     size_t k;
     uint32_t len;
     const uint8_t *bytes;
@@ -193,7 +192,7 @@ tp_status tp_stream_set_limits(tp_stream *s, const tp_limits *limits) {
     if (s->finished || tp_vm_fed(s->vm) > 0) return TP_ERR_STATE;
     if (limits->max_argument_bytes < 1 || limits->max_tool_calls < 1) return TP_ERR_ARG;
     TP_TRY(tp_vm_set_limits(s->vm, limits->max_depth, limits->max_pending_bytes,
-                                limits->max_stream_bytes));
+                            limits->max_stream_bytes));
     return tp_emitter_set_limits(s->emitter, limits->max_depth, limits->max_argument_bytes,
                                  limits->max_tool_calls);
 }
@@ -211,7 +210,9 @@ void tp_stream_prefetch(const tp_stream *s) {
     TP_PREFETCH(emitter + TP_CACHE_LINE); /* arguments */
 }
 
-void tp_stream_set_output(tp_stream *s, tp_event_out *out) { tp_emitter_set_output(s->emitter, out); }
+void tp_stream_set_output(tp_stream *s, tp_event_out *out) {
+    tp_emitter_set_output(s->emitter, out);
+}
 
 void tp_stream_prefetch_state(const tp_stream *s) {
     tp_vm_prefetch(s->vm);

@@ -24,8 +24,7 @@ tp_status tp_stream_new(const tp_program *program, const char *entry, size_t ent
  * in a pool sets its block size): for many streams fed in turn, as a batch does.  The pool
  * must outlive the stream; tp_stream_free gives the block back. */
 tp_status tp_stream_new_in(const tp_program *program, const char *entry, size_t entry_len,
-                           const tp_tools *tools, uint32_t flags, tp_pool *pool,
-                           tp_stream **out);
+                           const tp_tools *tools, uint32_t flags, tp_pool *pool, tp_stream **out);
 /* Either, with an allocator (common.h; NULL: the default) for everything of the stream's
  * own (a pool's block is the pool's); pool may be NULL. */
 tp_status tp_stream_new_with(const tp_allocator *alloc, const tp_program *program,
@@ -40,8 +39,8 @@ tp_status tp_stream_feed(tp_stream *s, const uint8_t *buf, size_t len);
 
 /* Feeds the bytes of n token ids from vocab, as one piece.  An id outside the vocab is
  * TP_ERR_ARG before anything is fed (*bad_id, if not NULL, gets it). */
-tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids,
-                                size_t n, uint32_t *bad_id);
+tp_status tp_stream_feed_tokens(tp_stream *s, const tp_vocab *vocab, const uint32_t *ids, size_t n,
+                                uint32_t *bad_id);
 
 /* Special-token markers for streams fed token ids: flags[i] != 0 says program string i is
  * the text of a special token, which then matches only where the vocab's special token

@@ -7,10 +7,14 @@ static int valid_prefix(const uint8_t *seq, size_t n) {
     size_t k;
     if (lead < 0xC2 || lead > 0xF4) return 0;
     if (n > 1) {
-        if (lead == 0xE0) lo = 0xA0;
-        else if (lead == 0xED) hi = 0x9F;
-        else if (lead == 0xF0) lo = 0x90;
-        else if (lead == 0xF4) hi = 0x8F;
+        if (lead == 0xE0)
+            lo = 0xA0;
+        else if (lead == 0xED)
+            hi = 0x9F;
+        else if (lead == 0xF0)
+            lo = 0x90;
+        else if (lead == 0xF4)
+            hi = 0x8F;
         if (seq[1] < lo || seq[1] > hi) return 0;
     }
     for (k = 2; k < n; k++) {
@@ -47,10 +51,14 @@ size_t tp_utf8_char(const uint8_t *s, size_t n, size_t *bad) {
         return 0;
     }
     need = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    if (lead == 0xE0) lo = 0xA0;
-    else if (lead == 0xED) hi = 0x9F;
-    else if (lead == 0xF0) lo = 0x90;
-    else if (lead == 0xF4) hi = 0x8F;
+    if (lead == 0xE0)
+        lo = 0xA0;
+    else if (lead == 0xED)
+        hi = 0x9F;
+    else if (lead == 0xF0)
+        lo = 0x90;
+    else if (lead == 0xF4)
+        hi = 0x8F;
     for (k = 1; k < need; k++) {
         if (k >= n || s[k] < lo || s[k] > hi) {
             *bad = k;
@@ -100,13 +108,27 @@ tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
         run = k;
         esc[0] = '\\';
         switch (b) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
         default:
             esc[1] = 'u', esc[2] = '0', esc[3] = '0';
             esc[4] = hex[b >> 4], esc[5] = hex[b & 15];
@@ -120,8 +142,10 @@ tp_status tp_json_escape_append(tp_buf *out, const uint8_t *s, size_t n) {
 tp_status tp_utf8_replace_append(tp_buf *out, const uint8_t *s, size_t n) {
     size_t k = 0, run = 0;
     while (k < n) {
-        if (s[k] < 0x80) k++;
-        else TP_TRY(pass_non_ascii(out, s, n, &k, &run));
+        if (s[k] < 0x80)
+            k++;
+        else
+            TP_TRY(pass_non_ascii(out, s, n, &k, &run));
     }
     return tp_buf_append(out, s + run, n - run);
 }
@@ -136,8 +160,10 @@ int tp_hexval(uint8_t b) {
 tp_status tp_utf8_append(tp_buf *out, uint32_t cp) {
     uint8_t u[4];
     size_t n;
-    if (cp < 0x80) u[0] = (uint8_t)cp, n = 1;
-    else if (cp < 0x800) u[0] = (uint8_t)(0xC0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
+    if (cp < 0x80)
+        u[0] = (uint8_t)cp, n = 1;
+    else if (cp < 0x800)
+        u[0] = (uint8_t)(0xC0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
     else if (cp < 0x10000) {
         u[0] = (uint8_t)(0xE0 | cp >> 12), u[1] = (uint8_t)(0x80 | (cp >> 6 & 63));
         u[2] = (uint8_t)(0x80 | (cp & 63)), n = 3;
@@ -163,11 +189,21 @@ tp_status tp_json_string_decode(tp_buf *out, const uint8_t *s, size_t n) {
         }
         if (k + 1 >= n) break;
         switch (s[k + 1]) {
-        case 'b': cp = '\b'; break;
-        case 'f': cp = '\f'; break;
-        case 'n': cp = '\n'; break;
-        case 'r': cp = '\r'; break;
-        case 't': cp = '\t'; break;
+        case 'b':
+            cp = '\b';
+            break;
+        case 'f':
+            cp = '\f';
+            break;
+        case 'n':
+            cp = '\n';
+            break;
+        case 'r':
+            cp = '\r';
+            break;
+        case 't':
+            cp = '\t';
+            break;
         case 'u':
             if (k + 6 > n) return TP_OK;
             cp = (uint32_t)(tp_hexval(s[k + 2]) << 12 | tp_hexval(s[k + 3]) << 8 |
@@ -183,7 +219,9 @@ tp_status tp_json_string_decode(tp_buf *out, const uint8_t *s, size_t n) {
             }
             TP_TRY(tp_utf8_append(out, cp));
             continue;
-        default: cp = s[k + 1]; break; /* " \ / */
+        default:
+            cp = s[k + 1];
+            break; /* " \ / */
         }
         TP_TRY(tp_utf8_append(out, cp));
         k += 2;

@@ -38,7 +38,6 @@ void tp_tools_free(tp_tools *t) {
     tp_free(&a, t);
 }
 
-
 tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out) {
     return tp_tools_new_with(NULL, blob, len, out);
 }

@@ -230,8 +230,8 @@ static void finish_root(tp_trie *t) {
     if (firsts != 1) t->single_first = -1;
 }
 
-tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n,
-                      tp_trie **out, size_t *bad_index) {
+tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n, tp_trie **out,
+                      size_t *bad_index) {
     return tp_trie_new_with(NULL, markers, lens, n, out, bad_index);
 }
 
@@ -412,8 +412,8 @@ void tp_matcher_skip(tp_matcher *m, size_t n) {
     m->scan += n;
 }
 
-size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len, tp_match *out,
-                       size_t cap, size_t *n_out) {
+size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len, tp_match *out, size_t cap,
+                       size_t *n_out) {
     const tp_trie *t = m->trie;
     size_t i = 0, n = 0;
     if (m->finished || cap == 0) {

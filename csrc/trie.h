@@ -21,8 +21,8 @@ typedef struct tp_match {
 /* Builds the automaton from n markers (1..TP_TRIE_MAX_MARKERS), each 1..TP_TRIE_MAX_MARKER_LEN
  * bytes, no duplicates.  On TP_ERR_ARG, *bad_index (if not NULL) names the offending marker
  * (n for a bad count).  Caller frees *out with tp_trie_free(). */
-tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n,
-                      tp_trie **out, size_t *bad_index);
+tp_status tp_trie_new(const uint8_t *const *markers, const size_t *lens, size_t n, tp_trie **out,
+                      size_t *bad_index);
 /* tp_trie_new with an allocator (common.h; NULL: the default). */
 tp_status tp_trie_new_with(const tp_allocator *alloc, const uint8_t *const *markers,
                            const size_t *lens, size_t n, tp_trie **out, size_t *bad_index);
@@ -48,8 +48,8 @@ void tp_matcher_reset(tp_matcher *m);
  * certain match was reported.  When *n_out == cap, out filled up: call again with the rest
  * (buf + consumed, which may be empty) and a fresh out until *n_out < cap.  With cap == 0
  * nothing is consumed.  Never fails; a finished matcher consumes nothing. */
-size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len,
-                       tp_match *out, size_t cap, size_t *n_out);
+size_t tp_matcher_feed(tp_matcher *m, const uint8_t *buf, size_t len, tp_match *out, size_t cap,
+                       size_t *n_out);
 /* Ends the input: decides held matches.  Writes up to cap to out.  TP_ERR_NOSPACE means
  * out filled up before the end was reached: call again (the next call may find no more
  * matches).  After it returns TP_OK the matcher is finished. */

@@ -112,8 +112,8 @@ tp_status tp_vm_new(const tp_allocator *alloc, const tp_program *program, uint32
     vm->code = tp_program_code(program, &vm->n_code);
     vm->entry = entry;
     vm->emitter = emitter;
-    vm->matchers = (tp_matcher **)tp_place_take(
-        alloc, place, (n_sets + 1) * sizeof(tp_matcher *), &vm->matchers_allocation);
+    vm->matchers = (tp_matcher **)tp_place_take(alloc, place, (n_sets + 1) * sizeof(tp_matcher *),
+                                                &vm->matchers_allocation);
     if (!vm->matchers) goto nomem;
     for (k = 0; k < n_sets; k++) {
         if (tp_matcher_new_with(alloc, tp_program_stopset(program, k)->trie, place,
@@ -175,7 +175,8 @@ tp_status tp_vm_set_limits(tp_vm *vm, uint32_t max_depth, uint64_t max_pending,
     uint32_t k;
     tp_status st = TP_OK;
     int in_place = 1;
-    if (max_depth < 1 || max_depth > TP_JSON_MAX_DEPTH_CEILING || max_pending < 1) return TP_ERR_ARG;
+    if (max_depth < 1 || max_depth > TP_JSON_MAX_DEPTH_CEILING || max_pending < 1)
+        return TP_ERR_ARG;
     for (k = 0; k < 3; k++) in_place = in_place && max_depth <= tp_json_depth_room(vm->scanners[k]);
     if (in_place) { /* the scanners keep their place (a pool's block) */
         for (k = 0; k < 3; k++) {
@@ -329,8 +330,10 @@ static int string_allowed(const tp_vm *vm, uint32_t string, uint64_t offset) {
         size_t mid = lo + (hi - lo) / 2;
         uint64_t start = AT(vm->special_starts, uint64_t, mid);
         if (start == offset) return 1;
-        if (start < offset) lo = mid + 1;
-        else hi = mid;
+        if (start < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return 0;
 }
@@ -342,7 +345,8 @@ static int op_lit(tp_vm *vm, uint32_t string) {
     const uint8_t *p = at(vm, vm->pos);
     uint32_t n = have < len ? (uint32_t)have : len;
     /* a special token's text fed as ordinary text is text, not the marker */
-    if (have && !string_allowed(vm, string, vm->pos)) return fail_with(vm, TP_PE_UNEXPECTED, vm->pos);
+    if (have && !string_allowed(vm, string, vm->pos))
+        return fail_with(vm, TP_PE_UNEXPECTED, vm->pos);
     for (k = 0; k < n; k++) {
         if (p[k] != text[k]) return fail_with(vm, TP_PE_UNEXPECTED, vm->pos + k);
     }
@@ -517,7 +521,8 @@ static int op_json(tp_vm *vm, uint32_t operand) {
             vm->kind_checked = 1;
         }
     }
-    if (vm->pos < avail(vm)) verdict = tp_json_feed(s, at(vm, vm->pos), (size_t)(avail(vm) - vm->pos), NULL);
+    if (vm->pos < avail(vm))
+        verdict = tp_json_feed(s, at(vm, vm->pos), (size_t)(avail(vm) - vm->pos), NULL);
     if (verdict == TP_JSON_NEED_MORE && vm->eof) verdict = tp_json_finish(s);
     switch (verdict) {
     case TP_JSON_COMPLETE:
@@ -578,12 +583,24 @@ static tp_status run(tp_vm *vm) {
         int r;
         if (++idle > TP_MAX_IDLE_STEPS) return stop_at_limit(vm, TP_MSG_LIMIT, vm->pos);
         switch (op) {
-        case TP_OP_LIT: r = op_lit(vm, a); break;
-        case TP_OP_UNTIL: r = op_until(vm, a, code[pc + 2]); break;
-        case TP_OP_JSON: r = op_json(vm, a); break;
-        case TP_OP_CHARS: r = op_chars(vm, a, code[pc + 2]); break;
-        case TP_OP_WS: r = op_ws(vm); break;
-        case TP_OP_EOF: r = op_eof(vm, a); break;
+        case TP_OP_LIT:
+            r = op_lit(vm, a);
+            break;
+        case TP_OP_UNTIL:
+            r = op_until(vm, a, code[pc + 2]);
+            break;
+        case TP_OP_JSON:
+            r = op_json(vm, a);
+            break;
+        case TP_OP_CHARS:
+            r = op_chars(vm, a, code[pc + 2]);
+            break;
+        case TP_OP_WS:
+            r = op_ws(vm);
+            break;
+        case TP_OP_EOF:
+            r = op_eof(vm, a);
+            break;
         case TP_OP_CHOICE: {
             choice c;
             c.pc = a;
@@ -715,7 +732,8 @@ static tp_status run(tp_vm *vm) {
 static tp_status text_to(tp_vm *vm, uint64_t offset) {
     if (offset <= vm->emitted_pos) return TP_OK;
     if (vm->emit_tags)
-        TP_TRY(tp_emitter_text(vm->emitter, at(vm, vm->emitted_pos), (size_t)(offset - vm->emitted_pos)));
+        TP_TRY(tp_emitter_text(vm->emitter, at(vm, vm->emitted_pos),
+                               (size_t)(offset - vm->emitted_pos)));
     vm->emitted_pos = offset;
     return TP_OK;
 }
@@ -766,7 +784,8 @@ static tp_status drain(tp_vm *vm) {
     /* Forget emitted log entries; saved log lengths shift with them. */
     if (vm->emitted_log > 0 && (vm->emitted_log >= 64 || vm->emitted_log == vm->log.len)) {
         size_t shift = vm->emitted_log;
-        memmove(vm->log.data, &AT(vm->log, log_entry, shift), (vm->log.len - shift) * sizeof(log_entry));
+        memmove(vm->log.data, &AT(vm->log, log_entry, shift),
+                (vm->log.len - shift) * sizeof(log_entry));
         vm->log.len -= shift;
         for (k = 0; k < vm->choices.len; k++) {
             choice *c = &AT(vm->choices, choice, k);
@@ -819,8 +838,10 @@ static void release(tp_vm *vm) {
 static tp_status settle(tp_vm *vm) {
     TP_TRY(drain(vm));
     if (tp_emitter_stopped(vm->emitter)) vm->finished = 1; /* it met a limit */
-    if (vm->finished) release(vm);
-    else trim(vm);
+    if (vm->finished)
+        release(vm);
+    else
+        trim(vm);
     return TP_OK;
 }
 
@@ -883,10 +904,8 @@ static int feed_plain(tp_vm *vm, const uint8_t *data, size_t len, tp_status *st)
 static void rest_check(tp_vm *vm) {
     plain_target in;
     vm->rest = 0;
-    if (vm->finished || vm->window.len || vm->special_starts.len || !waits_plain(vm, &in))
-        return;
-    if (vm->sub == SUB_UNTIL && (vm->code[vm->pc + 2] & TP_UNTIL_COMMIT) && !vm->cut_done)
-        return;
+    if (vm->finished || vm->window.len || vm->special_starts.len || !waits_plain(vm, &in)) return;
+    if (vm->sub == SUB_UNTIL && (vm->code[vm->pc + 2] & TP_UNTIL_COMMIT) && !vm->cut_done) return;
     vm->rest_in = in;
     vm->rest = vm->sub;
 }

@@ -148,9 +148,13 @@ static chunker chunker_new(uint8_t mode, uint8_t param) {
 static size_t next_piece(chunker *c, size_t left) {
     size_t n;
     switch (c->mode) {
-    case 0: return left;
-    case 1: return 1;
-    case 2: n = (size_t)c->param + 1; break;
+    case 0:
+        return left;
+    case 1:
+        return 1;
+    case 2:
+        n = (size_t)c->param + 1;
+        break;
     default:
         c->state ^= c->state << 13; /* xorshift32 */
         c->state ^= c->state >> 17;
@@ -265,8 +269,10 @@ static void try_bad_step(tp_batch *batch, const setup *s, const lane *lanes, siz
     tp_batch_fault fault = TP_BATCH_NO_FAULT, want;
     const uint8_t *arena;
     for (k = 0; k < n_lanes; k++) {
-        if (lanes[k].finished) done = k;
-        else if (live == n_lanes) live = k;
+        if (lanes[k].finished)
+            done = k;
+        else if (live == n_lanes)
+            live = k;
     }
     if (live == n_lanes) return;
     slots[0] = lanes[live].slot;
@@ -372,7 +378,8 @@ static void run_batch(const setup *s, const uint32_t *ids, size_t n) {
             }
         }
         FUZZ_CHECK(tp_batch_feed(batch, s->format->vocab, slots, step_ids, n_step, out, &fault,
-                                 &failed) == TP_OK && fault == TP_BATCH_NO_FAULT,
+                                 &failed) == TP_OK &&
+                       fault == TP_BATCH_NO_FAULT,
                    "a good batch step failed");
         for (k = 0; k < n_step; k++) {
             uint32_t len = 0;

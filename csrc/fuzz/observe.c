@@ -173,7 +173,8 @@ static void check_call(fuzz_observer *o, const tp_event *ev, const uint8_t *text
     case TP_EV_ERROR:
         FUZZ_CHECK(ev->code <= TP_PE_LIMIT, "an unknown error kind");
         FUZZ_CHECK(ev->msg <= TP_MSG_LIMIT_STREAM, "an unknown error message");
-        FUZZ_CHECK((ev->code == TP_PE_LIMIT) == (ev->msg >= TP_MSG_LIMIT), "a limit without its name");
+        FUZZ_CHECK((ev->code == TP_PE_LIMIT) == (ev->msg >= TP_MSG_LIMIT),
+                   "a limit without its name");
         FUZZ_CHECK(ev->aux_len == 0, "an error has aux text");
         FUZZ_CHECK(ev->offset <= o->fed, "an error past the input");
         FUZZ_CHECK(ev->index == -1 || current, "an error names a call that is not open");
@@ -193,7 +194,8 @@ void fuzz_observe(fuzz_observer *o, const tp_event *events, size_t count, const 
     for (k = 0; k < count; k++) {
         const tp_event *ev = &events[k];
         const uint8_t *text, *aux;
-        FUZZ_CHECK((uint64_t)ev->text_off + ev->text_len <= arena_len, "event text outside the arena");
+        FUZZ_CHECK((uint64_t)ev->text_off + ev->text_len <= arena_len,
+                   "event text outside the arena");
         FUZZ_CHECK((uint64_t)ev->aux_off + ev->aux_len <= arena_len, "event aux outside the arena");
         FUZZ_CHECK(arena != NULL || (ev->text_len == 0 && ev->aux_len == 0), "no arena for text");
         text = ev->text_len ? arena + ev->text_off : NULL;
@@ -235,7 +237,8 @@ static void report_records(const char *name, const fuzz_observer *o) {
         const fuzz_record *r = &o->records[k];
         fprintf(stderr, "  kind %u index %d code %u msg %u offset %llu text %zu bytes: %.*s\n",
                 r->kind, r->index, r->code, r->msg, (unsigned long long)r->offset, r->text.len,
-                (int)(r->text.len < 80 ? r->text.len : 80), r->text.data ? (const char *)r->text.data : "");
+                (int)(r->text.len < 80 ? r->text.len : 80),
+                r->text.data ? (const char *)r->text.data : "");
     }
 }
 
@@ -248,8 +251,8 @@ void fuzz_observers_agree(const fuzz_observer *a, const fuzz_observer *b) {
                x->msg == y->msg && x->offset == y->offset && bytes_equal(&x->text, &y->text) &&
                bytes_equal(&x->aux, &y->aux) && bytes_equal(&x->shown, &y->shown);
     }
-    same = same && bytes_equal(&a->content, &b->content) &&
-           bytes_equal(&a->reasoning, &b->reasoning);
+    same =
+        same && bytes_equal(&a->content, &b->content) && bytes_equal(&a->reasoning, &b->reasoning);
     if (!same) {
         report_records("chunked run", a);
         report_records("whole run", b);

@@ -8,9 +8,9 @@
 #include "toolparse.h"
 
 /* Aborts with a message: an invariant of the core does not hold. */
-#define FUZZ_CHECK(cond, what)                                   \
-    do {                                                         \
-        if (!(cond)) fuzz_broken(__FILE__, __LINE__, (what));    \
+#define FUZZ_CHECK(cond, what)                                \
+    do {                                                      \
+        if (!(cond)) fuzz_broken(__FILE__, __LINE__, (what)); \
     } while (0)
 
 void fuzz_broken(const char *file, int line, const char *what);

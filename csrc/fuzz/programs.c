@@ -134,7 +134,8 @@ static int build_vocab(fuzz_format *f, char **markers, const size_t *lens, size_
             special[256 + k] = 1;
         }
         offsets[256 + n] = (uint32_t)at;
-        failed = tp_vocab_new(table, total, offsets, special, (uint32_t)(256 + n), &f->vocab) != TP_OK;
+        failed =
+            tp_vocab_new(table, total, offsets, special, (uint32_t)(256 + n), &f->vocab) != TP_OK;
     }
     free(table);
     free(offsets);
@@ -201,8 +202,10 @@ int fuzz_formats_load(const char *dir, fuzz_formats *out, char *why, size_t why_
     }
     for (line = (char *)manifest.data; *line; line = next) {
         next = strchr(line, '\n');
-        if (next) *next++ = 0;
-        else next = line + strlen(line);
+        if (next)
+            *next++ = 0;
+        else
+            next = line + strlen(line);
         if (!*line) continue;
         if (load_format(dir, line, &out->items[out->len++], why, why_len)) {
             free(manifest.data);

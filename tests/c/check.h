@@ -20,54 +20,54 @@ static inline void check_report(const char *file, int line, const char *what) {
     fprintf(stderr, "%s:%d: [%s] check failed: %s\n", file, line, check_current_test, what);
 }
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        check_count++;                                                                         \
-        if (!(cond)) check_report(__FILE__, __LINE__, #cond);                                  \
+#define CHECK(cond)                                           \
+    do {                                                      \
+        check_count++;                                        \
+        if (!(cond)) check_report(__FILE__, __LINE__, #cond); \
     } while (0)
 
 /* Compares as unsigned 64-bit integers and prints both sides on failure. */
-#define CHECK_EQ(actual, expected)                                                             \
-    do {                                                                                       \
-        unsigned long long check_a_ = (unsigned long long)(actual);                            \
-        unsigned long long check_e_ = (unsigned long long)(expected);                          \
-        check_count++;                                                                         \
-        if (check_a_ != check_e_) {                                                            \
-            check_report(__FILE__, __LINE__, #actual " == " #expected);                        \
-            fprintf(stderr, "    actual %llu, expected %llu\n", check_a_, check_e_);           \
-        }                                                                                      \
+#define CHECK_EQ(actual, expected)                                                   \
+    do {                                                                             \
+        unsigned long long check_a_ = (unsigned long long)(actual);                  \
+        unsigned long long check_e_ = (unsigned long long)(expected);                \
+        check_count++;                                                               \
+        if (check_a_ != check_e_) {                                                  \
+            check_report(__FILE__, __LINE__, #actual " == " #expected);              \
+            fprintf(stderr, "    actual %llu, expected %llu\n", check_a_, check_e_); \
+        }                                                                            \
     } while (0)
 
 /* Compares byte strings given as (pointer, length) pairs; NULL pointers compare unequal. */
-#define CHECK_BYTES(actual, actual_len, expected, expected_len)                                \
-    do {                                                                                       \
-        const void *check_ap_ = (actual);                                                      \
-        const void *check_ep_ = (expected);                                                    \
-        size_t check_al_ = (actual_len), check_el_ = (expected_len);                           \
-        check_count++;                                                                         \
-        if (check_ap_ == NULL || check_ep_ == NULL || check_al_ != check_el_ ||                \
-            memcmp(check_ap_, check_ep_, check_el_) != 0) {                                    \
-            check_report(__FILE__, __LINE__, #actual " == " #expected);                        \
-            check_print_bytes("    actual   ", check_ap_, check_al_);                          \
-            check_print_bytes("    expected ", check_ep_, check_el_);                          \
-        }                                                                                      \
+#define CHECK_BYTES(actual, actual_len, expected, expected_len)                 \
+    do {                                                                        \
+        const void *check_ap_ = (actual);                                       \
+        const void *check_ep_ = (expected);                                     \
+        size_t check_al_ = (actual_len), check_el_ = (expected_len);            \
+        check_count++;                                                          \
+        if (check_ap_ == NULL || check_ep_ == NULL || check_al_ != check_el_ || \
+            memcmp(check_ap_, check_ep_, check_el_) != 0) {                     \
+            check_report(__FILE__, __LINE__, #actual " == " #expected);         \
+            check_print_bytes("    actual   ", check_ap_, check_al_);           \
+            check_print_bytes("    expected ", check_ep_, check_el_);           \
+        }                                                                       \
     } while (0)
 
-#define CHECK_STR(actual, expected)                                                            \
-    do {                                                                                       \
-        const char *check_as_ = (actual);                                                      \
-        const char *check_es_ = (expected);                                                    \
+#define CHECK_STR(actual, expected)                                                              \
+    do {                                                                                         \
+        const char *check_as_ = (actual);                                                        \
+        const char *check_es_ = (expected);                                                      \
         CHECK_BYTES(check_as_, check_as_ ? strlen(check_as_) : 0, check_es_, strlen(check_es_)); \
     } while (0)
 
-#define REQUIRE(cond)                                                                          \
-    do {                                                                                       \
-        check_count++;                                                                         \
-        if (!(cond)) {                                                                         \
-            check_report(__FILE__, __LINE__, #cond);                                           \
-            fprintf(stderr, "    required; stopping\n");                                       \
-            exit(EXIT_FAILURE);                                                                \
-        }                                                                                      \
+#define REQUIRE(cond)                                    \
+    do {                                                 \
+        check_count++;                                   \
+        if (!(cond)) {                                   \
+            check_report(__FILE__, __LINE__, #cond);     \
+            fprintf(stderr, "    required; stopping\n"); \
+            exit(EXIT_FAILURE);                          \
+        }                                                \
     } while (0)
 
 static inline void check_print_bytes(const char *label, const void *data, size_t len) {
@@ -95,7 +95,7 @@ typedef struct check_test {
     void (*run)(void);
 } check_test;
 
-#define CHECK_TEST(fn) { #fn, fn }
+#define CHECK_TEST(fn) {#fn, fn}
 
 static inline int check_main(const char *program, const check_test *tests, size_t n_tests) {
     size_t i;

@@ -163,7 +163,14 @@ typedef struct test_case {
 
 /* The built-in program's strings (their indices) and what it parses. */
 enum {
-    S_THINK_OPEN, S_THINK_CLOSE, S_CALL_OPEN, S_CALL_CLOSE, S_NAME, S_COMMA, S_ARGS, S_BRACE,
+    S_THINK_OPEN,
+    S_THINK_CLOSE,
+    S_CALL_OPEN,
+    S_CALL_CLOSE,
+    S_NAME,
+    S_COMMA,
+    S_ARGS,
+    S_BRACE,
     N_STRINGS
 };
 static const char *const builtin_strings[N_STRINGS] = {
@@ -343,23 +350,23 @@ static bytes read_file(const char *prefix, const char *suffix) {
 typedef tp_status (*scenario_fn)(const tp_allocator *a, const test_case *tc, digest *d);
 
 /* Stops the scenario at a failing call; a failing constructor must hand back no object. */
-#define STEP(expr)                                                                             \
-    do {                                                                                       \
-        st = (expr);                                                                           \
-        if (st != TP_OK) goto done;                                                            \
+#define STEP(expr)                  \
+    do {                            \
+        st = (expr);                \
+        if (st != TP_OK) goto done; \
     } while (0)
-#define MAKE(expr, object)                                                                     \
-    do {                                                                                       \
-        st = (expr);                                                                           \
-        if (st != TP_OK) {                                                                     \
-            CHECK((object) == NULL);                                                           \
-            goto done;                                                                         \
-        }                                                                                      \
+#define MAKE(expr, object)           \
+    do {                             \
+        st = (expr);                 \
+        if (st != TP_OK) {           \
+            CHECK((object) == NULL); \
+            goto done;               \
+        }                            \
     } while (0)
 
 static tp_status trie_scenario(const tp_allocator *a, const test_case *tc, digest *d) {
-    static const char *const texts[] = {"<tool_call>", "</tool_call>", "<think>", "</think>",
-                                        "<", "</", "{\"name\":"};
+    static const char *const texts[] = {"<tool_call>", "</tool_call>", "<think>",   "</think>",
+                                        "<",           "</",           "{\"name\":"};
     const uint8_t *markers[7];
     size_t lens[7], k, n_out, at;
     tp_trie *trie = NULL;
@@ -375,8 +382,8 @@ static tp_status trie_scenario(const tp_allocator *a, const test_case *tc, diges
     MAKE(tp_matcher_new_with(a, trie, NULL, &m), m);
     for (at = 0; at < sizeof builtin_output - 1;) {
         size_t piece = sizeof builtin_output - 1 - at < 5 ? sizeof builtin_output - 1 - at : 5;
-        size_t used = tp_matcher_feed(m, (const uint8_t *)builtin_output + at, piece, found, 2,
-                                      &n_out);
+        size_t used =
+            tp_matcher_feed(m, (const uint8_t *)builtin_output + at, piece, found, 2, &n_out);
         at += used;
         for (k = 0; k < n_out; k++) mix_u64(d, found[k].id << 20 | found[k].start);
     }

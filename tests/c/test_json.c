@@ -23,9 +23,12 @@ static tp_json *new_scanner(tp_json_dialect dialect, uint32_t max_depth) {
 
 static const char *dialect_name(tp_json_dialect dialect) {
     switch (dialect) {
-    case TP_JSON_STRICT: return "strict";
-    case TP_JSON_LENIENT: return "lenient";
-    case TP_JSON_PYTHON: return "python";
+    case TP_JSON_STRICT:
+        return "strict";
+    case TP_JSON_LENIENT:
+        return "lenient";
+    case TP_JSON_PYTHON:
+        return "python";
     }
     return "?";
 }
@@ -67,11 +70,10 @@ static void observe(const tp_json *s, outcome *o) {
 }
 
 static int same_outcome(const outcome *a, const outcome *b) {
-    return a->verdict == b->verdict && a->finished == b->finished &&
-           a->position == b->position && a->end == b->end && a->depth == b->depth &&
-           a->relaxations == b->relaxations && a->reason == b->reason &&
-           a->error_offset == b->error_offset && a->closing_status == b->closing_status &&
-           a->closing_len == b->closing_len &&
+    return a->verdict == b->verdict && a->finished == b->finished && a->position == b->position &&
+           a->end == b->end && a->depth == b->depth && a->relaxations == b->relaxations &&
+           a->reason == b->reason && a->error_offset == b->error_offset &&
+           a->closing_status == b->closing_status && a->closing_len == b->closing_len &&
            memcmp(a->closing, b->closing, a->closing_len) == 0;
 }
 
@@ -79,21 +81,21 @@ static void print_outcome(const char *label, const outcome *o) {
     fprintf(stderr,
             "    %s: verdict %d finished %d position %llu end %lld depth %lu relax %lu "
             "error %s@%llu closing status %d ",
-            label, (int)o->verdict, o->finished, (unsigned long long)o->position,
-            (long long)o->end, (unsigned long)o->depth, (unsigned long)o->relaxations,
+            label, (int)o->verdict, o->finished, (unsigned long long)o->position, (long long)o->end,
+            (unsigned long)o->depth, (unsigned long)o->relaxations,
             o->reason == TP_JSON_OK ? "none" : tp_json_reason_name(o->reason),
             (unsigned long long)o->error_offset, (int)o->closing_status);
     check_print_bytes("", o->closing, o->closing_len);
 }
 
-#define CHECK_SAME_OUTCOME(actual, expected, what)                                             \
-    do {                                                                                       \
-        check_count++;                                                                         \
-        if (!same_outcome((actual), (expected))) {                                             \
-            check_report(__FILE__, __LINE__, what);                                            \
-            print_outcome("actual  ", (actual));                                               \
-            print_outcome("expected", (expected));                                             \
-        }                                                                                      \
+#define CHECK_SAME_OUTCOME(actual, expected, what)  \
+    do {                                            \
+        check_count++;                              \
+        if (!same_outcome((actual), (expected))) {  \
+            check_report(__FILE__, __LINE__, what); \
+            print_outcome("actual  ", (actual));    \
+            print_outcome("expected", (expected));  \
+        }                                           \
     } while (0)
 
 /* Feeds text in chunks of chunk bytes (0: all at once) and checks the consumption contract:
@@ -167,13 +169,12 @@ static void test_create(void) {
 
 static void test_names(void) {
     static const char *const reasons[] = {
-        "limit",         "unexpected_byte", "trailing_comma",    "invalid_literal",
-        "invalid_number", "leading_zero",   "invalid_escape",    "lone_surrogate",
-        "control_character", "invalid_utf8",
+        "limit",        "unexpected_byte", "trailing_comma", "invalid_literal",   "invalid_number",
+        "leading_zero", "invalid_escape",  "lone_surrogate", "control_character", "invalid_utf8",
     };
     static const char *const relaxations[] = {
-        "trailing_comma", "single_quote", "unquoted_key", "python_literal",
-        "control_character", "lone_surrogate",
+        "trailing_comma", "single_quote",      "unquoted_key",
+        "python_literal", "control_character", "lone_surrogate",
     };
     unsigned i;
     CHECK_EQ(sizeof reasons / sizeof *reasons, TP_JSON_E_INVALID_UTF8);
@@ -242,10 +243,13 @@ static const complete_case complete_cases[] = {
     {TP_JSON_STRICT, "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00\\u0000\"", 0, 0},
     {TP_JSON_STRICT, "\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf \x7f\"", 0, 0},
     {TP_JSON_STRICT, "\"\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80\"", 0, 0},
-    {TP_JSON_STRICT, "\"\\uD7FF\\uE000\\uFFFF\\uDBFF\\uDFFF\\uD800\\uDC00\\u0123\\u4567\\u89ab\\ucdef\\uABCD"
-                     "\\uEF09\\u00Af\"", 0, 0},
-    {TP_JSON_STRICT, "\"\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf\xf0\x90\x80\x80\xf1\x80\x80\x80"
-                     "\xf3\xbf\xbf\xbf\xf4\x8f\xbf\xbf\xed\x9f\xbf\xee\x80\x80\xec\xbf\xbf\xe1\x80\x80\"",
+    {TP_JSON_STRICT,
+     "\"\\uD7FF\\uE000\\uFFFF\\uDBFF\\uDFFF\\uD800\\uDC00\\u0123\\u4567\\u89ab\\ucdef\\uABCD"
+     "\\uEF09\\u00Af\"",
+     0, 0},
+    {TP_JSON_STRICT,
+     "\"\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf\xf0\x90\x80\x80\xf1\x80\x80\x80"
+     "\xf3\xbf\xbf\xbf\xf4\x8f\xbf\xbf\xed\x9f\xbf\xee\x80\x80\xec\xbf\xbf\xe1\x80\x80\"",
      0, 0},
     {TP_JSON_STRICT, "9", 1, 0},
     {TP_JSON_STRICT, "[9, 19, 90.9e9, -9, 1.09E+19]", 0, 0},
@@ -275,7 +279,8 @@ static const complete_case complete_cases[] = {
     {TP_JSON_PYTHON, "{'a': (1, 2,), \"b\": None, 'c': [True, False,],}", 0, 0},
     {TP_JSON_PYTHON, "()", 0, 0},
     {TP_JSON_PYTHON, "(1,)", 0, 0},
-    {TP_JSON_PYTHON, "'\\a\\b\\f\\n\\r\\t\\v\\0\\101\\x41\\u0041\\U00000041\\q\\N\\\\\\'\\\"'", 0, 0},
+    {TP_JSON_PYTHON, "'\\a\\b\\f\\n\\r\\t\\v\\0\\101\\x41\\u0041\\U00000041\\q\\N\\\\\\'\\\"'", 0,
+     0},
     {TP_JSON_PYTHON, "\"a\\\nb\"", 0, 0},
     {TP_JSON_PYTHON, "'tab\there\x01'", 0, 0},
     {TP_JSON_PYTHON, "'\xc3\xa9\xf0\x9f\x98\x80'", 0, 0},
@@ -319,8 +324,7 @@ static void test_complete_values(void) {
         REQUIRE(len + 3 < sizeof with_tail);
         memcpy(with_tail, c->value, len);
         memcpy(with_tail + len, " x", 3);
-        CHECK_EQ(tp_json_feed(s, (const uint8_t *)with_tail, len + 2, &consumed),
-                 TP_JSON_COMPLETE);
+        CHECK_EQ(tp_json_feed(s, (const uint8_t *)with_tail, len + 2, &consumed), TP_JSON_COMPLETE);
         CHECK_EQ(consumed, len);
         CHECK_EQ(tp_json_end(s), len);
         CHECK_EQ(tp_json_position(s), len);
@@ -345,15 +349,17 @@ static void test_numbers_end_at_any_byte_at_top_level(void) {
                  TP_JSON_COMPLETE);
         CHECK_EQ(tp_json_end(s), cases[i].end);
         CHECK_EQ(consumed, (size_t)cases[i].end);
-        if (check_failures != before) print_case(TP_JSON_STRICT, cases[i].text, strlen(cases[i].text));
+        if (check_failures != before)
+            print_case(TP_JSON_STRICT, cases[i].text, strlen(cases[i].text));
         tp_json_free(s);
     }
 }
 
 static void test_incomplete(void) {
     static const char *const texts[] = {
-        "", "   ", "[", "[1", "[1,", "{", "{\"a\"", "{\"a\":", "{\"a\":1", "\"abc", "\"\\",
-        "\"\\u12", "\"\\ud83d", "\"\xc3", "tru", "-", "1.", "1e", "1e+", "[{\"a\":[",
+        "",        "   ",      "[",     "[1",   "[1,",     "{",         "{\"a\"",
+        "{\"a\":", "{\"a\":1", "\"abc", "\"\\", "\"\\u12", "\"\\ud83d", "\"\xc3",
+        "tru",     "-",        "1.",    "1e",   "1e+",     "[{\"a\":[",
     };
     size_t i;
     for (i = 0; i < sizeof texts / sizeof *texts; i++) {
@@ -660,9 +666,9 @@ static void test_need_more_has_closing(void) {
         const char *text;
     } cases[] = {
         {TP_JSON_STRICT, "\"\\udc"},       {TP_JSON_STRICT, "\"\\uDF"},
-        {TP_JSON_STRICT, "\"\\ud83d\\u0"},  {TP_JSON_STRICT, "\"\\ud83d\\ud8"},
-        {TP_JSON_PYTHON, "'\\U0011"},       {TP_JSON_PYTHON, "'\\U1"},
-        {TP_JSON_STRICT, "\"\\ud83d\\"},    {TP_JSON_STRICT, "\"\\ud83d\\ud"},
+        {TP_JSON_STRICT, "\"\\ud83d\\u0"}, {TP_JSON_STRICT, "\"\\ud83d\\ud8"},
+        {TP_JSON_PYTHON, "'\\U0011"},      {TP_JSON_PYTHON, "'\\U1"},
+        {TP_JSON_STRICT, "\"\\ud83d\\"},   {TP_JSON_STRICT, "\"\\ud83d\\ud"},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -858,7 +864,8 @@ static void test_splits(void) {
     } docs[] = {
         {TP_JSON_STRICT, "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Par\\u00eds\","
                          " \"days\": [1, -2.5e+3, 0], \"ok\": true, \"x\": null}} tail"},
-        {TP_JSON_STRICT, "  [\"h\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\ud83d\\ude00\\\\\\\"\", {}, []]"},
+        {TP_JSON_STRICT,
+         "  [\"h\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\ud83d\\ude00\\\\\\\"\", {}, []]"},
         {TP_JSON_STRICT, "-12.5E-7,"},
         {TP_JSON_STRICT, "123"},
         {TP_JSON_STRICT, "[1, 2, {\"a\": [3, ]}]"},
@@ -899,12 +906,30 @@ static void put_str(text_buf *b, const char *s) { put(b, s, strlen(s)); }
 
 static void gen_string(check_rng *rng, text_buf *b) {
     static const char *const pieces[] = {
-        "a", "Z", " ", "0", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\u00e9", "\\uD83D\\uDE00",
-        "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xe4\xb8\xad", "'", "{", "]", ",",
+        "a",
+        "Z",
+        " ",
+        "0",
+        "\\n",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\t",
+        "\\u00e9",
+        "\\uD83D\\uDE00",
+        "\xc3\xa9",
+        "\xe2\x82\xac",
+        "\xf0\x9f\x98\x80",
+        "\xe4\xb8\xad",
+        "'",
+        "{",
+        "]",
+        ",",
     };
     size_t n = check_rng_below(rng, 6), i;
     put_str(b, "\"");
-    for (i = 0; i < n; i++) put_str(b, pieces[check_rng_below(rng, sizeof pieces / sizeof *pieces)]);
+    for (i = 0; i < n; i++)
+        put_str(b, pieces[check_rng_below(rng, sizeof pieces / sizeof *pieces)]);
     put_str(b, "\"");
 }
 
@@ -925,10 +950,18 @@ static void gen_space(check_rng *rng, text_buf *b) {
 static void gen_value(check_rng *rng, text_buf *b, int depth) {
     size_t kind = check_rng_below(rng, depth < 4 ? 7 : 4), n, i;
     switch (kind) {
-    case 0: gen_string(rng, b); break;
-    case 1: gen_number(rng, b); break;
-    case 2: put_str(b, check_rng_below(rng, 2) ? "true" : "null"); break;
-    case 3: put_str(b, "false"); break;
+    case 0:
+        gen_string(rng, b);
+        break;
+    case 1:
+        gen_number(rng, b);
+        break;
+    case 2:
+        put_str(b, check_rng_below(rng, 2) ? "true" : "null");
+        break;
+    case 3:
+        put_str(b, "false");
+        break;
     case 4:
     case 5:
         put_str(b, "[");

@@ -33,7 +33,8 @@ static const tp_allocator heap = {heap_alloc, heap_realloc, heap_free, NULL};
 
 static void put_u32(tp_buf *b, uint32_t v) {
     uint8_t le[4];
-    le[0] = (uint8_t)v, le[1] = (uint8_t)(v >> 8), le[2] = (uint8_t)(v >> 16), le[3] = (uint8_t)(v >> 24);
+    le[0] = (uint8_t)v, le[1] = (uint8_t)(v >> 8), le[2] = (uint8_t)(v >> 16),
+    le[3] = (uint8_t)(v >> 24);
     REQUIRE(tp_buf_append(b, le, 4) == TP_OK);
 }
 
@@ -131,7 +132,8 @@ static void test_by_tags(void) {
     check_case(NULL, 0, "plain", "\"plain\"");
     check_case(NULL, 0, "", "\"\"");
     check_case(NULL, 0, NS "<item>1" NS "</item>" NS "<item>" NS "</item>", "[\"1\", \"\"]");
-    check_case(NULL, 0, NS "<a>1" NS "</a>" NS "<item>2" NS "</item>", "{\"a\": \"1\", \"item\": \"2\"}");
+    check_case(NULL, 0, NS "<a>1" NS "</a>" NS "<item>2" NS "</item>",
+               "{\"a\": \"1\", \"item\": \"2\"}");
     check_case(NULL, 0, NS "<a>" NS "<b>" NS "</b>" NS "</a>", "{\"a\": {\"b\": \"\"}}");
 }
 
@@ -236,9 +238,8 @@ static void test_random_inputs(void) {
 
 int main(void) {
     static const check_test tests[] = {
-        CHECK_TEST(test_by_schema),    CHECK_TEST(test_by_tags),
-        CHECK_TEST(test_malformed),    CHECK_TEST(test_depth_limit),
-        CHECK_TEST(test_schema_nodes), CHECK_TEST(test_random_inputs),
+        CHECK_TEST(test_by_schema),   CHECK_TEST(test_by_tags),      CHECK_TEST(test_malformed),
+        CHECK_TEST(test_depth_limit), CHECK_TEST(test_schema_nodes), CHECK_TEST(test_random_inputs),
     };
     return check_main("test_m3value", tests, sizeof tests / sizeof *tests);
 }

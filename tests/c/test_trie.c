@@ -53,14 +53,14 @@ static int same_matches(const tp_match *a, size_t na, const tp_match *b, size_t 
     return 1;
 }
 
-#define CHECK_MATCHES(actual, n_actual, expected, n_expected)                                  \
-    do {                                                                                       \
-        check_count++;                                                                         \
-        if (!same_matches((actual), (n_actual), (expected), (n_expected))) {                   \
-            check_report(__FILE__, __LINE__, #actual " == " #expected);                        \
-            print_matches("actual  ", (actual), (n_actual));                                   \
-            print_matches("expected", (expected), (n_expected));                               \
-        }                                                                                      \
+#define CHECK_MATCHES(actual, n_actual, expected, n_expected)                \
+    do {                                                                     \
+        check_count++;                                                       \
+        if (!same_matches((actual), (n_actual), (expected), (n_expected))) { \
+            check_report(__FILE__, __LINE__, #actual " == " #expected);      \
+            print_matches("actual  ", (actual), (n_actual));                 \
+            print_matches("expected", (expected), (n_expected));             \
+        }                                                                    \
     } while (0)
 
 /* A marker list as the (pointer, length) arrays that tp_trie_new takes. */
@@ -456,8 +456,8 @@ static void check_script(const char *const *markers, size_t n_markers, const cha
     tp_trie_free(trie);
 }
 
-#define SCRIPT(markers, pieces, counts, holdbacks, expected, total)                            \
-    check_script(markers, sizeof markers / sizeof *markers, pieces,                            \
+#define SCRIPT(markers, pieces, counts, holdbacks, expected, total) \
+    check_script(markers, sizeof markers / sizeof *markers, pieces, \
                  sizeof pieces / sizeof *pieces, counts, holdbacks, expected, total, __LINE__)
 
 static void test_leftmost_longest(void) {
@@ -753,11 +753,21 @@ static void test_longest_marker(void) {
 }
 
 static const char *const realistic_markers[] = {
-    "<tool_call>",           "</tool_call>",          "<think>",
-    "</think>",              "<think>\n",             "<｜tool▁calls▁begin｜>",
-    "<｜tool▁calls▁end｜>",  "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
-    "<｜tool▁sep｜>",        "[TOOL_CALLS]",          "<|python_tag|>",
-    "<|im_end|>",            "<function=",            "</function>",
+    "<tool_call>",
+    "</tool_call>",
+    "<think>",
+    "</think>",
+    "<think>\n",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁calls▁end｜>",
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁call▁end｜>",
+    "<｜tool▁sep｜>",
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<|im_end|>",
+    "<function=",
+    "</function>",
 };
 
 static const char realistic_text[] =
@@ -828,7 +838,8 @@ static void test_random_against_model(void) {
         /* Distinct markers. */
         while (n < n_markers) {
             size_t mlen = 1 + check_rng_below(&rng, MAX_MARKER_LEN), j, dup = 0;
-            for (j = 0; j < mlen; j++) marker_bytes[n][j] = (uint8_t)('a' + check_rng_below(&rng, alphabet));
+            for (j = 0; j < mlen; j++)
+                marker_bytes[n][j] = (uint8_t)('a' + check_rng_below(&rng, alphabet));
             for (j = 0; j < n; j++)
                 if (lens[j] == mlen && memcmp(marker_bytes[j], marker_bytes[n], mlen) == 0) dup = 1;
             if (dup) continue;
