@@ -58,7 +58,9 @@ class ToyModel:
 def constrained_call(plan: bytes) -> toolparse.Message:
     fmt = toolparse.get_format("hermes")
     tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(ByteTokenizer()))
-    matcher = llguidance.LLMatcher(tokenizer, toolparse.export.lark(fmt, TOOLS, tool_choice="required"))
+    matcher = llguidance.LLMatcher(
+        tokenizer, toolparse.export.lark(fmt, TOOLS, tool_choice="required")
+    )
     vocab = toolparse.Vocab([*ByteTokenizer.tokens[:EOS], b""])  # the end token adds no text
     parser = toolparse.StreamParser(fmt, tools=TOOLS, vocab=vocab)
     model = ToyModel(plan)

@@ -1,4 +1,4 @@
-"""The bundled examples run, and the README shows them as they are."""
+"""The bundled examples run, and the docs show them as they are."""
 
 from __future__ import annotations
 
@@ -12,13 +12,17 @@ AGENT_LOOP = ROOT / "examples" / "agent_loop.py"
 CONSTRAINED = ROOT / "examples" / "constrained_sampling.py"
 
 
-@pytest.mark.parametrize("example", [AGENT_LOOP, CONSTRAINED], ids=lambda p: p.name)
-def test_readme_shows_the_example_as_it_is(example: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index(f"<!-- example: examples/{example.name} -->\n```python\n")
-    start = readme.index("\n", readme.index("```python", start)) + 1
-    end = readme.index("```\n<!-- /example -->", start)
-    assert readme[start:end] == example.read_text(encoding="utf-8")
+@pytest.mark.parametrize(
+    ("example", "doc"),
+    [(AGENT_LOOP, "agent.md"), (CONSTRAINED, "export.md")],
+    ids=["agent", "export"],
+)
+def test_the_docs_show_the_example_as_it_is(example: Path, doc: str) -> None:
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    start = text.index(f"<!-- example: examples/{example.name} -->\n```python\n")
+    start = text.index("\n", text.index("```python", start)) + 1
+    end = text.index("```\n<!-- /example -->", start)
+    assert text[start:end] == example.read_text(encoding="utf-8")
 
 
 def test_constrained_sampling_lets_only_the_schema_through(
