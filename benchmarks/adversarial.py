@@ -1,6 +1,6 @@
 """Hostile output, time and peak memory: python benchmarks/adversarial.py [--quick].
 
-Each shape of tests/test_adversarial.py is fed to a native hermes (or qwen3_coder) stream
+Each shape of tests/core/test_adversarial.py is fed to a native hermes (or qwen3_coder) stream
 at two sizes, n and 10n, in 4 KiB pieces made on the fly (the input is never held whole),
 each run in a child process of its own, so that its peak memory is its own and every run
 pays for fresh memory alike (a second run in the same process would reuse the pages of

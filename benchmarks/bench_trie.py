@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 import data
-import toolparse
 from toolparse.primitives import MarkerTrie
 
 CASES = tuple(data.TRIE_INPUTS)

@@ -127,10 +127,9 @@ else
     # stream-property files, and the rest (about as long, each).
     shards=build/sanitize/shards
     rm -rf "$shards" && mkdir -p "$shards"
-    heavy=(tests/test_format_properties.py tests/test_stream_contract.py tests/test_formats.py)
-    ignored=(--ignore-glob="tests/test_export_*.py" --ignore-glob="tests/test_adapters*.py"
-        --ignore-glob="tests/test_serving_*.py" --ignore=tests/test_openai.py
-        --ignore=tests/test_anthropic.py)
+    heavy=(tests/formats/test_format_properties.py tests/core/test_stream_contract.py
+        tests/formats/test_formats.py)
+    ignored=(--ignore=tests/export --ignore=tests/adapters --ignore=tests/wire)
     for file in "${heavy[@]}"; do ignored+=("--ignore=$file"); done
     sanitized -k "not reference" "${heavy[@]}" >"$shards/1.log" 2>&1 &
     first=$!

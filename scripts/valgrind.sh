@@ -142,7 +142,7 @@ fi
 if [ $# -eq 0 ]; then
     # The reference engine is pure Python, nothing of toolparse's for memcheck to see, and
     # the comparison of the two engines spends most of its time there.
-    set -- tests/test_json_conformance.py tests/test_formats.py \
+    set -- tests/core/test_json_conformance.py tests/formats/test_formats.py \
         -k "not reference and not engines_emit_identical_events"
 fi
 log=$work/pytest.log

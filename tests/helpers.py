@@ -7,6 +7,7 @@ a list of piece sizes, fed in order, with whatever the sizes leave over fed as a
 from __future__ import annotations
 
 import random
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -178,3 +179,20 @@ def scan_document(
         position=scanner.position,
         relaxations=scanner.relaxations,
     )
+
+
+# Run first in a subprocess: the compiled core then cannot be imported, as where it is not
+# built (the reference engine and the formats must still work).
+HIDE_THE_CORE = textwrap.dedent(
+    """
+    import importlib.abc, sys
+
+    class NoCore(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "toolparse._core":
+                raise ModuleNotFoundError("no compiled core here", name=name)
+            return None
+
+    sys.meta_path.insert(0, NoCore())
+    """
+)

@@ -1,7 +1,8 @@
 """What the end-to-end tests through vLLM's and SGLang's serving code share.
 
-tests/test_serving_vllm.py and tests/test_serving_sglang.py run the stacks' own chat
-serving classes over every fixture.  This module holds the parts that are not one stack's:
+tests/adapters/test_serving_vllm.py and tests/adapters/test_serving_sglang.py run the
+stacks' own chat serving classes over every fixture.  This module holds the parts that are
+not one stack's:
 
 - ``require``: the stack's modules, or a skip (a failure under TOOLPARSE_REQUIRE_STACKS=1).
 - The tokens: a small byte-level BPE trained here, offline, on generated text, with the

@@ -114,6 +114,17 @@ def test_bad_tools_json_is_reported(capsys: pytest.CaptureFixture[str], tmp_path
         str(tools),
     )
     assert status == 2 and "not an OpenAI tools list" in err
+    tools.write_text('[{"type": "web_search_preview"}, {"type": "function", "function": {}}]')
+    status, _, err = run(
+        capsys,
+        "parse",
+        str(EXAMPLES / "qwen3_output.txt"),
+        "--format",
+        "qwen3",
+        "--tools",
+        str(tools),
+    )
+    assert status == 2 and "tools[1] has no function name" in err
 
 
 def test_formats_lists_every_format(capsys: pytest.CaptureFixture[str]) -> None:

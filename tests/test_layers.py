@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import HIDE_THE_CORE
+
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "toolparse"
 
 # Each layer, and the layers it may use (below it).  A module belongs to the first layer
@@ -160,21 +162,6 @@ def test_the_glue_imports_nothing_from_the_package() -> None:
         if re.match(r"\s*(from|import|cimport)\s+toolparse\b", line)
     ]
     assert not found, "the glue imports the package:\n" + "\n".join(found)
-
-
-HIDE_THE_CORE = textwrap.dedent(
-    """
-    import importlib.abc, sys
-
-    class NoCore(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name == "toolparse._core":
-                raise ModuleNotFoundError("no compiled core here", name=name)
-            return None
-
-    sys.meta_path.insert(0, NoCore())
-    """
-)
 
 
 def _without_the_core(code: str) -> subprocess.CompletedProcess[str]:

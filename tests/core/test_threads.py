@@ -1,7 +1,7 @@
 """Streams in several threads at once.  A format's compiled program (and a vocab) is shared
 by every stream; each stream is independent.  Feeds of 4 KiB and more run in the core
 with the GIL released, so these threads really parse at the same time.  (BatchParser in
-threads: tests/test_batch.py.)"""
+threads: tests/core/test_batch.py.)"""
 
 from __future__ import annotations
 

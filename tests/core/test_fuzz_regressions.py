@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-FUZZ_DIR = Path(__file__).resolve().parents[1] / "fuzz"
+FUZZ_DIR = Path(__file__).resolve().parents[2] / "fuzz"
 REGRESSIONS_DIR = FUZZ_DIR / "regressions"
 KNOWN_FINDINGS = FUZZ_DIR / "known_findings.txt"
 NO_FUZZ_DIR = "no fuzz/ folder beside tests/ (an installed copy of the tests)"

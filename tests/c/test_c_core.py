@@ -14,7 +14,7 @@ import pytest
 import toolparse
 from toolparse.stream import tools_blob
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tool(name: str) -> str | None:

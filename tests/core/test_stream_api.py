@@ -47,7 +47,7 @@ HERMES_TWO_CALLS = (
 )
 # An output cut inside a call, per format: what finish("length") sees.
 # An output cut inside a call, per format (formats not listed are covered by the
-# truncation properties of tests/test_format_properties.py).
+# truncation properties of tests/formats/test_format_properties.py).
 CUT_INSIDE_A_CALL = {
     "hermes": '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Os',
     "qwen3": '<think>\nweather\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {',

@@ -14,7 +14,7 @@ fields, and a ``generate`` that replays the fixture's tokens through the OutputP
 and the renderer's ``render_chat`` (the chat template rendered with apply_chat_template,
 then what vLLM's ``preprocess_chat`` does: a parser built for the request reads the prompt
 ids and adjusts the request).  The model type is not "gpt_oss", where vLLM would insist on
-its own HarmonyParser (tests/test_adapters_vllm.py checks what the adapter says then).
+its own HarmonyParser (tests/adapters/test_adapters_vllm.py checks what the adapter says then).
 
 The client side is the openai SDK's (tests/serving.py).  Cases that fail today are marked
 strict xfail in KNOWN_FAILURES below, each with a reason that says what is wrong (D4:

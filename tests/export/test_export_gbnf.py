@@ -23,7 +23,6 @@ from toolparse.grammar import stop
 
 llguidance = pytest.importorskip("llguidance")
 from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
-
 from test_export_lark import (  # noqa: E402
     CALL_OBJECTS,
     TEXT_CASES,

@@ -24,7 +24,7 @@ from toolparse import Format, StreamParser, get_format
 from toolparse.derive import Detection, detect_format
 from toolparse.derive.templates import PROBE_TOOLS, render_probes
 
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).parent.parent / "templates"
 
 # template file -> the built-in format it must be recognised as
 BUILT_IN = {

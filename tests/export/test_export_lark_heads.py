@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from test_export_lark import exported, run
 
 import toolparse
 from engines import FIXTURES_DIR
-from test_export_lark import exported, run
 
 pytest.importorskip("llguidance")
 

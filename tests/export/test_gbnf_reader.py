@@ -5,9 +5,9 @@ decide them."""
 from __future__ import annotations
 
 import pytest
+from test_export_lark import CALL_OBJECTS, WEATHER, run
 
 from gbnf_reader import GbnfError, read_gbnf
-from test_export_lark import CALL_OBJECTS, WEATHER, run
 from toolparse import export
 from toolparse.formats import get_format
 

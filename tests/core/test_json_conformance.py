@@ -25,7 +25,7 @@ from helpers import (
     scan_document,
 )
 
-SUITE = Path(__file__).parent / "data" / "jsontestsuite"
+SUITE = Path(__file__).parent.parent / "data" / "jsontestsuite"
 
 FILES = sorted(path for path in SUITE.glob("*.json") if path.name[:2] in ("y_", "n_", "i_"))
 ENGINES = {"native": toolparse.primitives, "reference": toolparse.reference}

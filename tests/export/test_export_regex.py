@@ -13,11 +13,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import toolparse
-from toolparse import export
-from engines import Fixture, load_fixtures
-from helpers import WEATHER_TOOL
 from test_export_lark import (
     _BARE_CONTENT,
     _CONTENT,
@@ -39,6 +34,11 @@ from test_export_lark import (
     reading_params,
     run,
 )
+
+import toolparse
+from engines import Fixture, load_fixtures
+from helpers import WEATHER_TOOL
+from toolparse import export
 from toolparse.export import _ranges
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
 from toolparse.export.to_regex import lexeme_writer, to_regex

@@ -6,16 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_export_lark import run
 
 import toolparse
 from toolparse import export
-from test_export_lark import run
 from toolparse.formats import get_format
 
 llguidance = pytest.importorskip("llguidance")
 jsonschema = pytest.importorskip("jsonschema")
 from llguidance.gbnf_to_lark import gbnf_to_lark  # noqa: E402
-
 from test_export_regex import walk  # noqa: E402
 
 SCHEMAS = {

@@ -10,10 +10,10 @@ import pytest
 
 from toolparse import FORMATS, get_format
 
-DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "peer-names.md"
+DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "peer-names.md"
 # whose tool parser names toolparse takes as they are (reasoning parsers map to formats)
 ALIASED = ("vLLM", "SGLang")
-TEMPLATE_DRIVEN = "`Format.from_response_template`"
+TEMPLATE_DRIVEN = "`toolparse.derive.from_response_template`"
 
 
 def rows() -> list[tuple[str, str, str]]:

@@ -53,7 +53,7 @@ FEW = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 
-# The scanner below knows the <tool_call> families; tests/test_format_properties.py holds
+# The scanner below knows the <tool_call> families; tests/formats/test_format_properties.py holds
 # the properties every format must keep, checked from the formats' metadata.
 SCANNED_FORMATS = ("hermes", "qwen3", "qwen3_coder")
 SCANNED_FIXTURES = [f for f in FIXTURES if f.format in SCANNED_FORMATS]
@@ -733,7 +733,7 @@ def test_nesting_beyond_the_depth_limit_is_a_limit_error(engine: str, format_nam
     assert not any(isinstance(e, ToolCallEnd) for e in events)
     (error,) = [e for e in events if isinstance(e, ParseError)]
     assert error.kind == "limit" and error.message.startswith("max_depth:")
-    assert events[-1].message.content is None  # a limit ends the parse (tests/test_limits.py)
+    assert events[-1].message.content is None  # a limit ends the parse (tests/core/test_limits.py)
     within = toolparse.parse(output(100), format_name, engine=engine)
     assert within.errors == []
     assert [c.name for c in within.tool_calls] == ["f"]

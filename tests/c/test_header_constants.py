@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import toolparse._common as common
+import toolparse.errors as errors
 import toolparse.grammar as grammar
 import toolparse.limits as limits
 import toolparse.reference.emitter as reference_emitter
@@ -26,7 +27,7 @@ import toolparse.reference.json as reference_json
 import toolparse.reference.m3value as reference_m3
 import toolparse.stream as stream
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CSRC = ROOT / "csrc"
 SRC = ROOT / "src"
 
@@ -132,16 +133,15 @@ def _pxi_constant(path: Path, name: str) -> Any:
 
 
 def error_messages() -> tuple[str | None, ...]:
-    """The messages of TP_MSG_* below the limits', by id."""
-    return tuple(_pxi_constant(SRC / "stream.pxi", "_ERROR_MESSAGES"))
+    return errors.MESSAGES
 
 
 def first_limit_message() -> int:
-    return int(_pxi_constant(SRC / "stream.pxi", "_FIRST_LIMIT_MESSAGE"))
+    return int(errors.Msg.LIMIT)
 
 
 def error_kinds() -> tuple[str, ...]:
-    return tuple(_pxi_constant(SRC / "stream.pxi", "_ERROR_KINDS"))
+    return errors.ERROR_KINDS
 
 
 def stream_repair_flag() -> int:
@@ -154,7 +154,7 @@ def batch_faults() -> tuple[str | None, ...]:
 
 def reference_messages() -> dict[str, str]:
     """The reference emitter's messages by error kind."""
-    return dict(reference_emitter._ERROR_MESSAGES)
+    return dict(reference_emitter._KIND_MESSAGES)
 
 
 def reference_emitter_source() -> str:
@@ -272,10 +272,20 @@ def test_error_kinds_and_messages() -> None:
     assert by_kind["incomplete"] == messages[c("TP_MSG_ENDED_INSIDE_CALL")]
     assert by_kind["invalid_arguments"] == messages[c("TP_MSG_INVALID_ARGUMENTS")]
     assert by_kind["unexpected"] == messages[c("TP_MSG_UNEXPECTED")]
+    # ... from the one table: no message of its own
     source = reference_emitter_source()
     for message in messages:
         if message is not None:
-            assert f'"{message}"' in source, message
+            assert f'"{message}"' not in source, message
+    # the table's ids are the header's
+    assert {f"TP_MSG_{m.name}": int(m) for m in errors.Msg} == {
+        n: v for n, v in INTS.items() if n.startswith("TP_MSG_") and v <= c("TP_MSG_LIMIT")
+    }
+
+
+def test_status_codes() -> None:
+    assert errors.STATUS_OK == c("TP_OK")
+    assert errors.STATUS_NOMEM == c("TP_ERR_NOMEM")
 
 
 def test_stream_flags_and_batch_faults() -> None:
