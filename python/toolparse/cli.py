@@ -24,6 +24,7 @@ from .formats import Format, get_format
 from .message import Message, ToolCall
 from .primitives import JsonScanner, MarkerTrie
 from .stream import StreamParser
+from .tools import read_tools
 
 
 class CommandError(Exception):
@@ -47,15 +48,13 @@ def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
         tools = json.loads(_read(path))
     except ValueError as error:
         raise CommandError(f"{path} is not valid JSON: {error}") from None
-    ok = isinstance(tools, list) and all(
-        isinstance(t, dict) and isinstance(t.get("function", t).get("name"), str) for t in tools
-    )
-    if not ok:
-        raise CommandError(
-            f"{path} is not an OpenAI tools list ([{{'function': {{'name': ...}}}}])"
-        )
-    checked: list[dict[str, Any]] = tools
-    return checked
+    if not isinstance(tools, list):
+        raise CommandError(f"{path} is not an OpenAI tools list ([{{'function': ...}}, ...])")
+    try:
+        read_tools(tools)
+    except (TypeError, ValueError) as error:
+        raise CommandError(f"{path} is not a usable tools list: {error}") from None
+    return tools
 
 
 def call_json(call: ToolCall) -> dict[str, object]:

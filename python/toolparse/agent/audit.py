@@ -75,6 +75,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, Any, Literal, Protocol
 
+from .. import __version__
 from ..events import (
     ContentDelta,
     End,
@@ -269,8 +270,6 @@ def _json_copy(value: Any, what: str) -> Any:
 
 
 def _version() -> str:
-    from .. import __version__
-
     return __version__
 
 

@@ -31,16 +31,16 @@ Formats (``"format": "date-time"``) are not checked, remote ``$ref`` are never f
 
 from __future__ import annotations
 
-import copy
 import difflib
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..formats import Format, get_format
 from ..message import Message, ToolCall
+from ..stream import parse
 from ..tools import Tool, read_tools
 
 Path = tuple[str | int, ...]
@@ -745,8 +745,6 @@ def _parses_to(
     name: str,
     arguments: Mapping[str, Any],
 ) -> bool:
-    from ..stream import parse
-
     try:
         message = parse(text, fmt, tools=tools, reasoning_in_prompt=False)
     except (ValueError, RuntimeError):
@@ -773,8 +771,6 @@ def _template(fmt: Format) -> _Template | None:
 
 
 def _derive_template(fmt: Format) -> _Template | None:
-    from ..stream import parse
-
     for example in fmt.examples:
         message = parse(example, fmt)
         if message.errors or not message.tool_calls:
@@ -851,8 +847,6 @@ def _leading_closer(fmt: Format, text: str, at: int) -> int:
     rest = text[at:]
     if rest[:1].isspace():
         return len(rest) - len(rest.lstrip())
-    from ..stream import parse
-
     for marker in fmt.markers:
         if not rest.startswith(marker):
             continue
