@@ -687,6 +687,7 @@ static tp_status finish_call(tp_emitter *e) {
     call_state *c = &e->call;
     size_t used = 0;
     int valid;
+    tp_event *ev;
     TP_TRY(announce(e));
     if (e->stopped) return TP_OK; /* announcing it met the limit on calls */
     if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
@@ -704,7 +705,6 @@ static tp_status finish_call(tp_emitter *e) {
     if (e->repair && c->repaired && !c->has_args && !c->params) /* never invent arguments */
         return call_error(e, TP_PE_INCOMPLETE, TP_MSG_ENDED_INSIDE_CALL, NULL, 0);
     if (e->repair && (!valid || c->repaired)) {
-        tp_event *ev;
         TP_TRY(push_event(e, TP_EV_CALL_REPAIR, c->index, c->args.data, c->args.len, c->name.data,
                           c->name.len, &ev));
         ev->offset = e->offset;
@@ -713,8 +713,10 @@ static tp_status finish_call(tp_emitter *e) {
     if (!valid) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
     if (e->repair)
         TP_TRY(push_event(e, TP_EV_ARGS, c->index, c->args.data, c->args.len, NULL, 0, NULL));
-    return push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
-                      c->name.len, NULL);
+    TP_TRY(push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
+                      c->name.len, &ev));
+    ev->offset = e->offset; /* where an error found in reading the arguments is reported */
+    return TP_OK;
 }
 
 /* A parameter value written as a Python literal or a Gemma 4 value, as JSON text. */

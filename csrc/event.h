@@ -11,7 +11,7 @@ typedef enum tp_event_kind {
     TP_EV_CONTENT = 2,
     TP_EV_CALL_START = 3, /* text: name; aux: the id the output carried (may be empty) */
     TP_EV_ARGS = 4,       /* text: the next piece of the arguments JSON */
-    TP_EV_CALL_END = 5,   /* text: the whole arguments JSON; aux: name */
+    TP_EV_CALL_END = 5,   /* text: the whole arguments JSON; aux: name; offset: its end */
     TP_EV_ERROR = 6,      /* code: kind; msg: message; text: detail (a name) */
     TP_EV_CALL_REPAIR = 7 /* repair mode: a call whose arguments need repair; text: its
                            * arguments as written; aux: name; offset: where it ended */
@@ -49,7 +49,7 @@ typedef struct tp_event {
     uint32_t text_off, text_len; /* in the arena */
     uint32_t aux_off, aux_len;
     uint32_t code, msg;
-    uint64_t offset; /* errors: the stream offset */
+    uint64_t offset; /* errors and call ends: the stream offset */
 } tp_event;
 
 /* Where events go: a stream's own list, or a batch's output shared by its streams

@@ -99,6 +99,8 @@ cdef extern from "toolparse.h" nogil:
         TP_EV_CALL_END
         TP_EV_ERROR
         TP_EV_CALL_REPAIR
+    ctypedef enum tp_error_message:
+        TP_MSG_NOT_AN_OBJECT
     ctypedef struct tp_tools:
         pass
     tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out)

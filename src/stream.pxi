@@ -4,7 +4,6 @@ from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
                              PyObject_CheckBuffer, PyObject_GetBuffer)
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 import array as _array
-import json as _json
 
 
 cdef uint32_t _STREAM_REPAIR = 1  # TP_STREAM_REPAIR
@@ -330,11 +329,7 @@ cdef class NativeStream:
                 out.append(ToolCallStart(ev.index, call_id,
                                          _text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_CALL_END:
-                arguments_json = _text(arena, ev.text_off, ev.text_len)
-                call = _ToolCall(ev.index, self.ids[ev.index], _text(arena, ev.aux_off, ev.aux_len),
-                                 _json.loads(arguments_json), arguments_json)
-                self.tool_calls.append(call)
-                out.append(ToolCallEnd(ev.index, call))
+                self._call_end(ev, _text(arena, ev.text_off, ev.text_len), arena, out, False)
             elif ev.kind == TP_EV_CALL_REPAIR:
                 self._repaired_call(ev, arena, out)
             else:
@@ -350,20 +345,36 @@ cdef class NativeStream:
                 out.append(error)
         return out
 
-    cdef _repaired_call(self, const tp_event *ev, const uint8_t *arena, list out):
-        """A call the repair opt-in may salvage: repaired arguments, or an error."""
-        arguments_json = _repair_arguments(_text(arena, ev.text_off, ev.text_len))
-        if arguments_json is None:
-            error = _ParseError("invalid_arguments", "the arguments are not a JSON object",
-                                ev.index, ev.offset)
-            self.errors.append(error)
-            out.append(error)
+    cdef _call_end(self, const tp_event *ev, str arguments_json, const uint8_t *arena,
+                   list out, bint repaired):
+        """The call, or an error where its arguments do not read whole (toolparse.arguments)."""
+        try:
+            arguments = _load_arguments(arguments_json)
+        except ValueError as exc:
+            self._error("invalid_arguments", str(exc), ev, out)
             return
-        out.append(_args_delta(ev.index, arguments_json))
         call = _ToolCall(ev.index, self.ids[ev.index], _text(arena, ev.aux_off, ev.aux_len),
-                         _json.loads(arguments_json), arguments_json, True)
+                         arguments, arguments_json, repaired)
         self.tool_calls.append(call)
         out.append(ToolCallEnd(ev.index, call))
+
+    cdef _repaired_call(self, const tp_event *ev, const uint8_t *arena, list out):
+        """A call the repair opt-in may salvage: repaired arguments, or an error."""
+        try:
+            arguments_json = _repair_arguments(_text(arena, ev.text_off, ev.text_len))
+        except ValueError as exc:
+            self._error("invalid_arguments", str(exc), ev, out)
+            return
+        if arguments_json is None:
+            self._error("invalid_arguments", _ERROR_MESSAGES[TP_MSG_NOT_AN_OBJECT], ev, out)
+            return
+        out.append(_args_delta(ev.index, arguments_json))
+        self._call_end(ev, arguments_json, arena, out, True)
+
+    cdef _error(self, str kind, str message, const tp_event *ev, list out):
+        error = _ParseError(kind, message, ev.index, ev.offset)
+        self.errors.append(error)
+        out.append(error)
 
     def content(self):
         cdef size_t n

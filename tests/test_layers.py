@@ -30,6 +30,7 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "base": (
         (
             "_common",
+            "arguments",
             "errors",
             "limits",
             "repair",

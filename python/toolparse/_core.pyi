@@ -14,6 +14,7 @@ def configure(
     parse_error: type[ParseError],
     tool_call: type[ToolCall],
     repair_arguments: Callable[[str], str | None],
+    load_arguments: Callable[[str], Any],
     unknown_tool: Callable[[str], str],
     default_limits: Limits,
     limit_names: tuple[str, ...],

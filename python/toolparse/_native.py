@@ -18,6 +18,7 @@ from ._core import (
     NativeVocab,
     configure,
 )
+from .arguments import load_arguments
 from .errors import ERROR_KINDS, MESSAGES, Msg, raise_for_status, unknown_tool
 from .limits import DEFAULT_LIMITS, LIMIT_NAMES
 from .message import ParseError, ToolCall
@@ -29,6 +30,7 @@ configure(
     parse_error=ParseError,
     tool_call=ToolCall,
     repair_arguments=repair_arguments,
+    load_arguments=load_arguments,
     unknown_tool=unknown_tool,
     default_limits=DEFAULT_LIMITS,
     limit_names=LIMIT_NAMES,

@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from .arguments import duplicate_key, load_arguments
+
 # Deeper arguments are not salvaged (the scanner's default depth limit is 512; this keeps
 # the recursive reader far from Python's own limit).
 MAX_DEPTH = 200
@@ -98,6 +100,8 @@ class _Reader:
             value = self.value(depth)
             if value is _MISSING:
                 return found
+            if key in found:
+                raise duplicate_key(key)  # which of the two was meant is a guess
             found[key] = value
             if not self.space():
                 return found
@@ -178,7 +182,8 @@ class _Reader:
         self.at = run.end()
         if match is None:
             return _MISSING  # only "-" before the end
-        return json.loads(match.group())  # a number cut off keeps its valid part
+        # a number cut off keeps its valid part
+        return load_arguments(match.group())
 
     def word(self) -> Any:
         match = _IDENTIFIER.match(self.text, self.at)
@@ -197,7 +202,8 @@ class _Reader:
 
 def repair_arguments(text: str) -> str | None:
     """Arguments as strict JSON text (json.dumps, non-ASCII kept), read leniently, or None
-    when they are not an object or not something a repair may guess at."""
+    when they are not an object or not something a repair may guess at; ArgumentsError
+    (toolparse.arguments) where they name a key twice or hold a number no float holds."""
     reader = _Reader(text)
     try:
         value = reader.value(0)

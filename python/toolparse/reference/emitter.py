@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import grammar as g
+from ..arguments import load_arguments
 from ..errors import Msg, message, unknown_tool
 from ..events import (
     ContentDelta,
@@ -537,23 +538,32 @@ class Emitter:
         if self.stopped:
             return  # closing the arguments met the limit on their bytes
         arguments_json = "".join(call.args_parts)
-        try:
-            arguments = json.loads(arguments_json)
-        except ValueError:
-            arguments = None
+        valid = _strict_json_kind(arguments_json) == "object"
         if self.repair and call.repaired and not call.has_args and not call.params:
             self._call_error("incomplete", message(Msg.ENDED_INSIDE_CALL), out)
             return  # repair never invents arguments
-        repaired = self.repair and (call.repaired or not isinstance(arguments, dict))
+        repaired = self.repair and (call.repaired or not valid)
         if repaired:
-            fixed = repair_arguments(arguments_json)
-            arguments_json, arguments = fixed or "", json.loads(fixed) if fixed else None
-        if not isinstance(arguments, dict):
+            try:
+                fixed = repair_arguments(arguments_json)
+            except ValueError as exc:
+                self._call_error("invalid_arguments", str(exc), out)
+                return
+            if fixed is None:
+                self._call_error("invalid_arguments", message(Msg.NOT_AN_OBJECT), out)
+                return
+            arguments_json = fixed
+        elif not valid:
             self._call_error("invalid_arguments", message(Msg.NOT_AN_OBJECT), out)
             return
         assert call.index is not None and call.carried_id is not None
-        if self.repair:
+        if self.repair:  # the arguments were held: they go out whole
             out.append(ToolCallArgsDelta(call.index, arguments_json))
+        try:
+            arguments = load_arguments(arguments_json)
+        except ValueError as exc:
+            self._call_error("invalid_arguments", str(exc), out)
+            return
         tool_call = ToolCall(
             call.index, call.carried_id, call.name, arguments, arguments_json, repaired
         )
