@@ -34,6 +34,7 @@ typedef struct call_state {
     const uint8_t *pschema; /* its schema node (NULL: none), for nested values */
     size_t pschema_len;
     tp_buf name, carried_id;
+    tp_buf pname; /* the open parameter's name, for an error about its value */
 } call_state;
 
 /* Bytes of streamed text the event builder keeps in its first cache line before writing
@@ -96,10 +97,10 @@ static const uint32_t json_only[1] = {TP_TYPE_JSON};
 
 /* Every buffer of e grows through e's allocator. */
 static void bind_buffers(tp_emitter *e) {
-    tp_buf *const bufs[] = {&e->call.args,  &e->call.pending, &e->call.name,  &e->call.carried_id,
-                            &e->content,    &e->reasoning,    &e->own.events, &e->own.arena,
-                            &e->capture,    &e->escaped,      &e->decoded,    &e->joined,
-                            &e->deep_frames};
+    tp_buf *const bufs[] = {&e->call.args,  &e->call.pending, &e->call.name, &e->call.carried_id,
+                            &e->call.pname, &e->content,      &e->reasoning, &e->own.events,
+                            &e->own.arena,  &e->capture,      &e->escaped,   &e->decoded,
+                            &e->joined,     &e->deep_frames};
     size_t k;
     for (k = 0; k < sizeof bufs / sizeof *bufs; k++) bufs[k]->alloc = &e->alloc;
 }
@@ -182,7 +183,7 @@ static void call_clear(tp_emitter *e) {
     c->pknown = 0;
     c->pschema = NULL;
     c->pschema_len = 0;
-    c->name.len = c->carried_id.len = c->args.len = c->pending.len = 0;
+    c->name.len = c->carried_id.len = c->args.len = c->pending.len = c->pname.len = 0;
 }
 
 void tp_emitter_reset(tp_emitter *e) {
@@ -230,6 +231,7 @@ void tp_emitter_free(tp_emitter *e) {
     tp_buf_free(&e->capture);
     tp_buf_free(&e->call.name);
     tp_buf_free(&e->call.carried_id);
+    tp_buf_free(&e->call.pname);
     tp_buf_free(&e->call.args);
     tp_buf_free(&e->call.pending);
     tp_buf_free(&e->content);
@@ -346,6 +348,7 @@ static tp_status stop_at_limit(tp_emitter *e, uint32_t msg) {
     tp_buf_free(&c->pending);
     tp_buf_free(&c->name);
     tp_buf_free(&c->carried_id);
+    tp_buf_free(&c->pname);
     tp_buf_free(&e->capture);
     return TP_OK;
 }
@@ -650,15 +653,21 @@ static tp_status set_name(tp_emitter *e, const uint8_t *name, size_t n) {
     return c->begun ? announce(e) : TP_OK;
 }
 
-/* A parameter's raw text as JSON, typed by its schema types (string as the fallback); the
- * raw text is read as text first: an ill-formed UTF-8 part becomes U+FFFD. */
+/* A parameter's raw text as JSON, typed by its schema types; a value that fits none of
+ * them makes the call's arguments invalid.  The raw text is read as text first: an
+ * ill-formed UTF-8 part becomes U+FFFD. */
 static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
     tp_buf text = TP_BUF_INIT(&e->alloc), json = TP_BUF_INIT(&e->alloc);
+    int fits = 1;
     tp_status st = tp_utf8_replace_append(&text, raw, n);
     if (st == TP_OK)
         st = tp_typed_json(&json, e->scanner, e->call.ptypes, e->call.n_ptypes,
-                           text.data ? text.data : raw, text.len);
-    if (st == TP_OK) st = args(e, json.data, json.len);
+                           text.data ? text.data : raw, text.len, &fits);
+    if (st == TP_OK && !fits)
+        st = call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_VALUE_TYPE, e->call.pname.data,
+                        e->call.pname.len);
+    else if (st == TP_OK)
+        st = args(e, json.data, json.len);
     tp_buf_free(&text);
     tp_buf_free(&json);
     return st;
@@ -791,7 +800,9 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
             c->ptypes = types && nt ? types : string_only;
             c->n_ptypes = types && nt ? nt : 1;
             c->param_streams = c->n_ptypes == 1 && c->ptypes[0] == TP_TYPE_STRING;
-            {
+            c->pname.len = 0;
+            st = tp_buf_append(&c->pname, value, len);
+            if (st == TP_OK) {
                 /* one piece: the separator, the quoted name and the colon */
                 tp_buf key = TP_BUF_INIT(&e->alloc);
                 st = tp_buf_append(&key, c->params == 0 ? "{\"" : ", \"", c->params == 0 ? 2 : 3);

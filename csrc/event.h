@@ -35,12 +35,13 @@ typedef enum tp_error_message {
     TP_MSG_UNKNOWN_TOOL = 6,
     TP_MSG_NO_NAME = 7,
     TP_MSG_NOT_AN_OBJECT = 8,
-    TP_MSG_LIMIT = 9,          /* the grammar made no progress for too many steps */
-    TP_MSG_LIMIT_DEPTH = 10,   /* the limits of tp_limits, in its order */
-    TP_MSG_LIMIT_ARGUMENT = 11,
-    TP_MSG_LIMIT_PENDING = 12,
-    TP_MSG_LIMIT_CALLS = 13,
-    TP_MSG_LIMIT_STREAM = 14
+    TP_MSG_VALUE_TYPE = 9,     /* detail: the parameter whose value fits none of its types */
+    TP_MSG_LIMIT = 10,         /* the grammar made no progress for too many steps */
+    TP_MSG_LIMIT_DEPTH = 11,   /* the limits of tp_limits, in its order */
+    TP_MSG_LIMIT_ARGUMENT = 12,
+    TP_MSG_LIMIT_PENDING = 13,
+    TP_MSG_LIMIT_CALLS = 14,
+    TP_MSG_LIMIT_STREAM = 15
 } tp_error_message;
 
 typedef struct tp_event {

@@ -21,17 +21,48 @@ static tp_status quoted(tp_buf *out, const uint8_t *s, size_t n) {
     return tp_buf_append(out, "\"", 1);
 }
 
+/* Whether a valid JSON number's value is a whole number (JSON Schema's integer: 5.0 and
+ * 250e-1 are, 2.5 is not): the digits' trailing zeros cover the places the point moves
+ * left. */
+static int integral(const uint8_t *s, size_t n) {
+    size_t k = 0, fraction = 0, zeros = 0, digits = 0;
+    uint64_t exponent = 0;
+    int negative = 0, seen_point = 0;
+    if (s[k] == '-') k++;
+    for (; k < n && s[k] != 'e' && s[k] != 'E'; k++) {
+        if (s[k] == '.') {
+            seen_point = 1;
+            continue;
+        }
+        fraction += (size_t)seen_point;
+        if (s[k] != '0' || digits) digits++;
+        zeros = s[k] == '0' ? zeros + 1 : 0;
+    }
+    if (digits == 0) return 1; /* zero */
+    if (k < n) {
+        k++;
+        if (s[k] == '-' || s[k] == '+') negative = s[k++] == '-';
+        for (; k < n; k++)
+            if (exponent < UINT32_MAX) exponent = exponent * 10 + (uint64_t)(s[k] - '0');
+    }
+    /* the value is digits x 10^(exponent - fraction): whole when that power is not
+     * negative or the trailing zeros absorb it */
+    if (!negative && exponent >= fraction) return 1;
+    return (negative ? exponent + fraction : fraction - exponent) <= zeros;
+}
+
 tp_status tp_typed_json(tp_buf *out, tp_json *scanner, const uint32_t *types, uint32_t n_types,
-                        const uint8_t *raw, size_t n) {
+                        const uint8_t *raw, size_t n, int *fits) {
     const uint8_t *text = raw;
     size_t len = n;
     uint32_t k;
+    *fits = 1;
     while (len && is_space(text[0])) text++, len--;
     while (len && is_space(text[len - 1])) len--;
     for (k = 0; k < n_types; k++) {
         uint32_t kind = types[k], found;
         size_t used = 0;
-        if (kind == TP_TYPE_STRING) break;
+        if (kind == TP_TYPE_STRING || kind == TP_TYPE_OTHER) return quoted(out, raw, n);
         if (kind == TP_TYPE_BOOLEAN && (len == 4 || len == 5)) {
             const char *want = len == 4 ? "true" : "false";
             size_t j;
@@ -68,14 +99,16 @@ tp_status tp_typed_json(tp_buf *out, tp_json *scanner, const uint32_t *types, ui
             found = TP_TYPE_NUMBER;
             break;
         }
-        if ((kind == TP_TYPE_INTEGER || kind == TP_TYPE_NUMBER) && found == TP_TYPE_NUMBER)
+        if (kind == TP_TYPE_NUMBER && found == TP_TYPE_NUMBER) return tp_buf_append(out, text, len);
+        if (kind == TP_TYPE_INTEGER && found == TP_TYPE_NUMBER && integral(text, len))
             return tp_buf_append(out, text, len);
         if ((kind == TP_TYPE_OBJECT || kind == TP_TYPE_ARRAY || kind == TP_TYPE_NULL) &&
             found == kind)
             return tp_buf_append(out, text, len);
         if (kind == TP_TYPE_JSON) return tp_buf_append(out, text, len); /* the output said: JSON */
     }
-    return quoted(out, raw, n);
+    *fits = 0;
+    return TP_OK;
 }
 
 /* -- schema nodes ------------------------------------------------------------------------ */
@@ -284,18 +317,25 @@ static tp_status child_value(m3 *m, const schema_at *at, const uint8_t *name, si
     return value(m, &child, s, n, depth);
 }
 
+/* A value without nested tags, typed by its place's types; one that fits none of them
+ * makes the tags malformed. */
+static tp_status leaf(m3 *m, const schema_at *at, const uint8_t *s, size_t n) {
+    int fits;
+    TP_TRY(tp_typed_json(m->out, m->scanner, at->types, at->n_types, s, n, &fits));
+    if (!fits) m->ok = 0;
+    return TP_OK;
+}
+
 static tp_status value(m3 *m, const schema_at *at, const uint8_t *s, size_t n, uint32_t depth) {
     int object = !at->known || has_type(at, TP_TYPE_OBJECT);
     int array = !at->known || has_type(at, TP_TYPE_ARRAY);
     size_t k = 0, name_len, content_len;
     const uint8_t *name, *content;
     int got, first = 1;
-    if (at->known && has_type(at, TP_TYPE_STRING))
-        return tp_typed_json(m->out, m->scanner, at->types, at->n_types, s, n);
+    if (at->known && has_type(at, TP_TYPE_STRING)) return leaf(m, at, s, n);
     while (k < n && is_space(s[k])) k++;
     if (k == n && array != object) return tp_buf_append(m->out, array ? "[]" : "{}", 2);
-    if (k == n || find_ns(s, n, 0) == n)
-        return tp_typed_json(m->out, m->scanner, at->types, at->n_types, s, n);
+    if (k == n || find_ns(s, n, 0) == n) return leaf(m, at, s, n);
     if (depth >= TP_M3_MAX_DEPTH) {
         m->ok = 0;
         return TP_OK;

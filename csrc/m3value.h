@@ -13,10 +13,11 @@
 #define TP_M3_MAX_TYPES 64u
 
 /* Appends the JSON text of a value's raw text (valid UTF-8) typed by its schema types, in
- * order; a string (the raw text, whitespace kept) when none fits.  scanner: a strict JSON
- * scanner, reset here. */
+ * order: the first type the text fits; a string (the raw text, whitespace kept) at a
+ * "string" type or one the reader does not know.  *fits is 0, and nothing is appended,
+ * when the text fits none of them.  scanner: a strict JSON scanner, reset here. */
 tp_status tp_typed_json(tp_buf *out, tp_json *scanner, const uint32_t *types, uint32_t n_types,
-                        const uint8_t *raw, size_t n);
+                        const uint8_t *raw, size_t n, int *fits);
 
 /* A schema node of the tool table (little-endian u32s):
  *   n_types, n_types type codes, n_props, per property: name (u32 length, bytes),

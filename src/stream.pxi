@@ -338,7 +338,8 @@ cdef class NativeStream:
                 else:
                     message = _ERROR_MESSAGES[ev.msg]
                 if message is None:
-                    message = _unknown_tool(_text(arena, ev.text_off, ev.text_len))
+                    message = _detailed_message(ev.msg,
+                                                _text(arena, ev.text_off, ev.text_len))
                 error = _ParseError(_ERROR_KINDS[ev.code], message,
                                     None if ev.index < 0 else ev.index, ev.offset)
                 self.errors.append(error)

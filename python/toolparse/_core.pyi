@@ -15,7 +15,7 @@ def configure(
     tool_call: type[ToolCall],
     repair_arguments: Callable[[str], str | None],
     load_arguments: Callable[[str], Any],
-    unknown_tool: Callable[[str], str],
+    detailed_message: Callable[[int, str], str],
     default_limits: Limits,
     limit_names: tuple[str, ...],
     error_kinds: tuple[str, ...],

@@ -19,7 +19,7 @@ from ._core import (
     configure,
 )
 from .arguments import load_arguments
-from .errors import ERROR_KINDS, MESSAGES, Msg, raise_for_status, unknown_tool
+from .errors import ERROR_KINDS, MESSAGES, Msg, detailed_message, raise_for_status
 from .limits import DEFAULT_LIMITS, LIMIT_NAMES
 from .message import ParseError, ToolCall
 from .repair import repair_arguments
@@ -31,7 +31,7 @@ configure(
     tool_call=ToolCall,
     repair_arguments=repair_arguments,
     load_arguments=load_arguments,
-    unknown_tool=unknown_tool,
+    detailed_message=detailed_message,
     default_limits=DEFAULT_LIMITS,
     limit_names=LIMIT_NAMES,
     error_kinds=ERROR_KINDS,

@@ -49,11 +49,12 @@ class Msg(IntEnum):
     UNKNOWN_TOOL = 6
     NO_NAME = 7
     NOT_AN_OBJECT = 8
-    LIMIT = 9  # the first of the limits' messages, which come in LIMIT_NAMES order
+    VALUE_TYPE = 9
+    LIMIT = 10  # the first of the limits' messages, which come in LIMIT_NAMES order
 
 
-# indexed by Msg; the unknown tool's message holds the name (unknown_tool()), the limits'
-# theirs (Limits.message)
+# indexed by Msg; a message that holds a name is built by detailed_message(), the limits'
+# by Limits.message
 MESSAGES: tuple[str | None, ...] = (
     "the stream ended inside a tool call",
     "the tool call's arguments are not valid",
@@ -64,6 +65,7 @@ MESSAGES: tuple[str | None, ...] = (
     None,
     "the call has no name",
     "the arguments are not a JSON object",
+    None,
 )
 
 
@@ -78,3 +80,16 @@ def message(code: Msg) -> str:
 def unknown_tool(name: str) -> str:
     """The message for a call of a name none of the given tools has."""
     return f"{name!r} is not one of the given tools"
+
+
+def value_type(parameter: str) -> str:
+    """The message for a parameter whose value, written as text, fits none of the types
+    its schema allows."""
+    return f"the value of {parameter!r} fits none of the types its schema allows"
+
+
+def detailed_message(code: int, detail: str) -> str:
+    """The message of a code whose text holds a name (MESSAGES has None there)."""
+    if code == Msg.VALUE_TYPE:
+        return value_type(detail)
+    return unknown_tool(detail)

@@ -167,7 +167,7 @@ def reference_emitter_source() -> str:
 def test_the_headers_were_read() -> None:
     # a reader that silently found nothing would pass everything below
     assert len(INTS) > 100 and len(WIDTHS) == c("TP_OP_COUNT")
-    assert c("TP_OP_COUNT") == 22 and c("TP_MSG_LIMIT_STREAM") == 14 and c("TP_TYPE_JSON") == 8
+    assert c("TP_OP_COUNT") == 22 and c("TP_MSG_LIMIT_STREAM") == 15 and c("TP_TYPE_JSON") == 8
 
 
 def test_opcodes_and_their_widths() -> None:
@@ -237,7 +237,7 @@ def test_error_kinds_and_messages() -> None:
 
     messages = error_messages()
     assert first_limit_message() == c("TP_MSG_LIMIT") == len(messages)
-    # each id's message, by what it says (None: made with the tool's name)
+    # each id's message, by what it says (None: made with a name, detailed_message)
     says = {
         "TP_MSG_ENDED_INSIDE_CALL": "ended inside a tool call",
         "TP_MSG_INVALID_ARGUMENTS": "arguments are not valid",
@@ -248,6 +248,7 @@ def test_error_kinds_and_messages() -> None:
         "TP_MSG_UNKNOWN_TOOL": None,
         "TP_MSG_NO_NAME": "has no name",
         "TP_MSG_NOT_AN_OBJECT": "not a JSON object",
+        "TP_MSG_VALUE_TYPE": None,
     }
     below_limits = {n for n, v in INTS.items() if n.startswith("TP_MSG_") and v < c("TP_MSG_LIMIT")}
     assert set(says) == below_limits

@@ -113,7 +113,9 @@ static void test_by_schema(void) {
     array_node(&array);
     check_case(&object, 1, NS "<city>Paris" NS "</city>\n" NS "<floor> 3 " NS "</floor>",
                "{\"city\": \"Paris\", \"floor\": 3}");
-    check_case(&object, 1, NS "<floor>x" NS "</floor>", "{\"floor\": \"x\"}");
+    check_case(&object, 1, NS "<floor>x" NS "</floor>", NULL); /* x is no integer */
+    check_case(&object, 1, NS "<floor>5.0" NS "</floor>", "{\"floor\": 5.0}"); /* a whole one */
+    check_case(&object, 1, NS "<floor>2.5" NS "</floor>", NULL);
     check_case(&object, 1, "", "{}");
     check_case(&object, 1, " \n", "{}");
     check_case(&object, 1, "{\"a\": 1}", "{\"a\": 1}"); /* JSON text, typed as a flat value */

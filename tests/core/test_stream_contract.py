@@ -233,9 +233,19 @@ def fixture_envelopes(fixture: Fixture) -> list[Envelope]:
 
 
 def valid_envelopes(fixture: Fixture) -> list[Envelope]:
-    """The envelopes that must become calls once their closing marker has arrived."""
+    """The envelopes that must become calls once their closing marker has arrived: well
+    formed, of a known name, and with arguments the whole output does not refuse (a key
+    named twice, a value that fits none of its types: what the envelope alone cannot
+    tell)."""
     tools = {tool["function"]["name"] for tool in fixture.tools}
-    return [e for e in fixture_envelopes(fixture) if e.well_formed and e.name in tools]
+    refused = [e.offset for e in fixture.parse(ENGINES[0]).errors if e.kind == "invalid_arguments"]
+    return [
+        e
+        for e in fixture_envelopes(fixture)
+        if e.well_formed
+        and e.name in tools
+        and not any(e.start < offset <= (e.closed or e.start) for offset in refused)
+    ]
 
 
 @by_fixture

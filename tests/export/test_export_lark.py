@@ -78,7 +78,14 @@ _INDENT = (
     "not back up"
 )
 # Fixtures the export cannot get right, and why; the test fails if one starts passing.
+# the output states each value's type and the parse keeps the stated one (a string 15 on a
+# number parameter); the grammar takes any stated type, so the output is taken
+_STATED = "a value's stated type is kept where its schema says another, and taken"
+
+
 KNOWN: dict[str, str] = {
+    "k2_horizon/stated_type_decides_over_schema": _STATED,
+    "kimi_k3/stated_type_decides_over_schema": _STATED,
     "mistral/reasoning_content_and_call": "llguidance checks the date-time format, which the "
     "fixture's start time (no offset) does not meet",
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": "the arguments' properties come "

@@ -94,7 +94,14 @@ _LITERAL_DEPTH = (
     "deep (MAX_DEPTH)"
 )
 # Fixtures the regex cannot get right, and why; the test fails if one starts passing.
+# the output states each value's type and the parse keeps the stated one (a string 15 on a
+# number parameter); the grammar takes any stated type, so the output is taken
+_STATED = "a value's stated type is kept where its schema says another, and taken"
+
+
 KNOWN: dict[str, str] = {
+    "k2_horizon/stated_type_decides_over_schema": _STATED,
+    "kimi_k3/stated_type_decides_over_schema": _STATED,
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": _ORDER,
     "generic/nested_unicode_arguments": _ORDER,
     "functionary_v3_2/arguments_not_an_object": _CONTENT,

@@ -22,7 +22,8 @@ Facts relied on:
   string="true|false">VALUE</｜DSML｜parameter>``, where string="true" means VALUE is the
   raw string and string="false" that it is JSON (the V3.2 template, DeepSeek's encoding
   script, vLLM's deepseek_v32 and llama.cpp's DeepSeek V3.2 parser).  A string="false"
-  value that is not valid JSON is kept as a string (vLLM does the same).
+  value that is not valid JSON makes the call invalid_arguments: vLLM keeps it as a
+  string, a guess at what the model meant.
 - The template writes a blank line before the block and nothing after it; llama.cpp and
   DeepSeek's own parser do not count that blank line as content.
 - Thinking is on by default (the template's enable_thinking defaults to true): the prompt

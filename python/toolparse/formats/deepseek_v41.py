@@ -24,8 +24,9 @@ Facts relied on:
   SGLang's deepseekv41 detector and its vendored encoding_dsv41).  The unspaced V4 tags
   are not V4.1 calls (SGLang tests that a V4 block yields no call): here they are text.
 - string="true" marks a raw string value, string="false" a JSON one (the encoder writes
-  JSON for every non-string value).  A string="false" value that is not valid JSON stays
-  a string (vLLM does the same; DeepSeek's script would fail the whole call).
+  JSON for every non-string value).  A string="false" value that is not valid JSON makes
+  the call invalid_arguments, as DeepSeek's script fails the whole call (vLLM keeps a
+  string, a guess).
 - The script joins the content and the block with a blank line, rendered even when there
   is no content, and its parser reads the content up to ``\\n\\n<｜DSML｜ calls``: that
   blank line is not content.  One parameter or invoke a line, each invoke followed by a

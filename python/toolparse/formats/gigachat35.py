@@ -34,7 +34,8 @@ Facts relied on:
 - Parsing: llama.cpp's parser (content up to the block opener, then the block),
   SGLang's gigachat35 detector and vLLM's gigachat35 parser: the text before the block
   is content (SGLang drops the newlines right before it), a ``string="false"`` value
-  that is not valid JSON is kept as the raw string (SGLang, vLLM), and a trailing
+  that is not valid JSON makes the call invalid_arguments (SGLang and vLLM keep the raw
+  string, a guess), and a trailing
   ``<|message_sep|>`` or ``</s>`` is not content (SGLang; vLLM strips ``</s>``). vLLM reads
   a parameter with no ``string`` attribute as a string; that is accepted too.
 

@@ -35,7 +35,8 @@ Facts relied on:
 - Values: the templates write a string verbatim and anything else as JSON, so a value is
   typed by the tool schema (needs_tools): a string parameter keeps its text exactly (vLLM
   keeps string values verbatim, surrounding whitespace included), other types are read as
-  JSON (a value that does not parse as its type stays a string). A value ends at
+  JSON (a value that parses as none of its types makes the call invalid_arguments; the
+  peers keep a string, a guess). A value ends at
   ``</arg_value>`` only where ``<arg_key>`` or ``</tool_call>`` comes next, so a value may
   contain that text (code that mentions it, for instance).
 - Reasoning: ``<think>`` ... ``</think>``; an empty ``<think></think>`` (the templates put

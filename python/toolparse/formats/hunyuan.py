@@ -35,9 +35,10 @@ Facts relied on:
 - Calls are recognized only inside a ``<tool_calls>`` block (vLLM and SGLang start call
   parsing at that token); text before, between and after blocks is content.
 - Values: a string is written verbatim, anything else as JSON, so values are typed by the
-  tool schema (needs_tools), as vLLM and SGLang coerce them (a value that does not parse
-  as its type stays a string). A value ends at ``</arg_value>`` only where whitespace and
-  ``<arg_key>`` or ``</tool_call>`` come next, so a value may hold that text.
+  tool schema (needs_tools), as vLLM and SGLang coerce them; a value that parses as none
+  of its types makes the call invalid_arguments (the peers keep a string, a guess). A
+  value ends at ``</arg_value>`` only where whitespace and ``<arg_key>`` or
+  ``</tool_call>`` come next, so a value may hold that text.
 - Reasoning: ``<think>`` ... ``</think>``. Hy3's default reasoning effort is no_think
   (vLLM's hy_v3 reasoning parser passes the whole output through as content then); with
   thinking on, and by default for Hy4 (reasoning effort "high"), the template ends the

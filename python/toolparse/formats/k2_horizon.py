@@ -33,7 +33,7 @@ Facts relied on:
   values). With ``<ifm|arg_type>``, the type the output states decides: ``string`` keeps
   the text; ``integer``, ``number``, ``boolean``, ``array``, ``object`` and ``null``
   (also with a parameter such as ``array[string]``, whose base type counts, as in vLLM)
-  read the value as JSON (a value that is not JSON stays a string); any other type
+  read the value as JSON (a value that is not JSON makes the call invalid_arguments); any other type
   (``any``, an unknown name) falls back to the schema. vLLM differs in one case: where
   the schema gives a single type, it wins over a conflicting stated type.
 - llama.cpp notes that the models leave out ``<ifm|arg_type>`` even in ``xml_typed`` mode:

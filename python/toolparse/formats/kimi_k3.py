@@ -29,7 +29,8 @@ Facts relied on:
 - Arguments: ``<|open|>argument key="K" type="T"<|sep|>VALUE<|close|>argument<|sep|>``.
   The template writes a ``string`` value raw (no escaping) and every other type as JSON;
   vLLM and SGLang read ``type="string"`` as the text and any other type as JSON (the raw
-  text where it is not JSON), which is done here (the stated type decides). An argument
+  text where it is not JSON, a guess); here the stated type decides, and a value that is
+  not JSON makes the call invalid_arguments. An argument
   without a type attribute is typed by the tool schema (needs_tools; llama.cpp always
   types by the schema, vLLM and SGLang would read it as a string).
 - Attribute values are escaped by the template (``&amp;``, ``&quot;``); tool and key

@@ -53,7 +53,8 @@ which builds the value rules from the schema):
 
 - a place whose schema allows a string is a leaf: its raw text up to its closing tag,
   nested-looking tags included; every other leaf is typed by the schema at its place as
-  a flat value is (a number, integer, boolean...; a string when it is not one).
+  a flat value is (a number, integer, boolean...); a leaf that fits none of its types
+  makes the call's arguments invalid.
 - an object place reads child tags named after its keys, an array place ``<item>``
   children; whitespace between them is allowed (llama.cpp), other text is not.  With no
   children it is ``{}`` or ``[]``.  Text without tags at such a place is typed as a flat

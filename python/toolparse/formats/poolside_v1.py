@@ -27,7 +27,8 @@ Facts relied on:
 - Values: strings are written raw and other types as JSON, so values are typed by the tool
   schema (needs_tools). vLLM keeps a string value verbatim (its tests pin leading
   indentation and a trailing newline) and strips other values before reading them; that is
-  what is done here (a value that does not parse as its type stays a string). SGLang strips
+  what is done here (a value that parses as none of its types makes the call invalid_arguments; the
+  peers keep a string, a guess). SGLang strips
   one newline on each side of every value instead; no chat template was available to say
   whether the model writes such newlines, so vLLM's reading is followed.
 - Reasoning: ``<think>`` ... ``</think>``. vLLM's poolside_v1 reasoning parser is the

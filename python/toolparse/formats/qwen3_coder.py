@@ -2,6 +2,10 @@
 
 vLLM and SGLang parse Xiaomi MiMo-V2, StepFun Step-3.5 and Nanbeige 4 outputs with this
 same parser (their ``mimo``, ``step3p5`` and ``nanbeige`` names), hence the aliases.
+
+A string parameter keeps its text; any other is read as the first of its schema's types
+the text fits, and a value that fits none of them makes the call invalid_arguments (vLLM
+and SGLang keep it as a string, a guess at what the model meant).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import grammar as g
 from ..arguments import load_arguments
-from ..errors import Msg, message, unknown_tool
+from ..errors import Msg, message, unknown_tool, value_type
 from ..events import (
     ContentDelta,
     ReasoningDelta,
@@ -127,24 +127,51 @@ def _strict_json_kind(text: str) -> str | None:
     return "string"
 
 
-def typed_value(raw: str, types: tuple[str, ...]) -> str:
-    """A parameter's raw text as JSON text, typed by its schema types (string fallback)."""
+# the types a value written as text is checked against ("json": the output said JSON)
+_CHECKED_TYPES = frozenset(("integer", "number", "boolean", "object", "array", "null", "json"))
+
+
+def typed_value(raw: str, types: tuple[str, ...]) -> str | None:
+    """A parameter's raw text as JSON text, typed by its schema types, in order: the first
+    type the text fits; a string (the raw text, whitespace kept) at "string" or a type
+    no value is checked against; None when the text fits none of them."""
     text = raw.strip(" \t\n\r")
     for kind in types:
-        if kind == "string":
+        if kind not in _CHECKED_TYPES:
             return json_string(raw)
         if kind == "boolean" and text.lower() in ("true", "false"):
             return text.lower()
         found = _strict_json_kind(text) if text else None
         if found is None:
             continue
-        if kind in ("integer", "number") and found == "number":
+        if kind == "number" and found == "number":
+            return text
+        if kind == "integer" and found == "number" and _integral(text):
             return text
         if kind in ("object", "array", "null") and found == kind:
             return text
-        if kind == "json":  # the output said the value is JSON: any JSON value
+        if kind == "json":
             return text
-    return json_string(raw)
+    return None
+
+
+def _integral(number: str) -> bool:
+    """Whether a valid JSON number's value is a whole number (JSON Schema's integer: 5.0
+    and 250e-1 are, 2.5 is not)."""
+    mantissa, _, exponent = number.lstrip("-").lower().partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    if not digits:
+        return True  # zero
+    # the value is digits x 10^(exponent - len(fraction)): whole when that power is not
+    # negative or the trailing zeros absorb it
+    shift = int(exponent or "0") - len(fraction) if len(exponent) < 12 else _huge(exponent)
+    return shift >= 0 or len(digits) - len(digits.rstrip("0")) >= -shift
+
+
+def _huge(exponent: str) -> int:
+    """An exponent too long to matter exactly: its sign, at a size no text reaches."""
+    return -(10**12) if exponent.startswith("-") else 10**12
 
 
 _JSON_ESCAPES = {ord("b"): 0x08, ord("f"): 0x0C, ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09}
@@ -448,8 +475,11 @@ class Emitter:
                 else:
                     self._args(converted, out)
             else:
-                raw = frame.data.decode("utf-8", "replace")
-                self._args(typed_value(raw, call.param_types), out)
+                typed = typed_value(frame.data.decode("utf-8", "replace"), call.param_types)
+                if typed is None:
+                    self._call_error("invalid_arguments", value_type(call.param), out)
+                else:
+                    self._args(typed, out)
             call.param = None
 
     @staticmethod

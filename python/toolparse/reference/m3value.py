@@ -27,7 +27,8 @@ from ..formats.minimax_m3 import VALUE_MAX_DEPTH as MAX_DEPTH
 MAX_TYPES = 64  # types one schema node may list (TP_M3_MAX_TYPES)
 _SPACE = " \t\r\n"
 
-TypedValue = Callable[[str, tuple[str, ...]], str]
+# the emitter's typing of a value written as text; None: it fits none of the types
+TypedValue = Callable[[str, tuple[str, ...]], str | None]
 
 
 @dataclass
@@ -138,17 +139,25 @@ def _tag_end(text: str, k: int) -> int:
     return gt
 
 
+def _leaf(text: str, types: tuple[str, ...], typed: TypedValue) -> str:
+    """A value without nested tags; one that fits none of its types is malformed."""
+    found = typed(text, types)
+    if found is None:
+        raise _Malformed
+    return found
+
+
 def _value(text: str, node: SchemaNode | None, typed: TypedValue, depth: int) -> str:
     types = (node.types or ("string",)) if node is not None else ("string",)
     obj = node is None or "object" in types
     arr = node is None or "array" in types
     if node is not None and "string" in types:
-        return typed(text, types)
+        return _leaf(text, types, typed)
     blank = text.strip(_SPACE) == ""
     if blank and arr != obj:
         return "[]" if arr else "{}"
     if blank or NS not in text:
-        return typed(text, types)
+        return _leaf(text, types, typed)
     if depth >= MAX_DEPTH:
         raise _Malformed
     children = _children(text)
@@ -163,7 +172,7 @@ def _value(text: str, node: SchemaNode | None, typed: TypedValue, depth: int) ->
             parts.append(_value(content, child, typed, depth + 1))
         else:
             child = node.props.get(name) if node is not None else None
-            key = typed(name, ("string",))
+            key = _leaf(name, ("string",), typed)
             parts.append(key + ": " + _value(content, child, typed, depth + 1))
     return ("[" if arr else "{") + ", ".join(parts) + ("]" if arr else "}")
 
