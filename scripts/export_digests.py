@@ -13,13 +13,13 @@ prompt where the format has such an entry.  An export that refuses records its e
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import toolparse
 from toolparse.formats import FORMATS, Format
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
@@ -46,7 +46,10 @@ STRICT_TOOL = {
 
 
 def _exporters() -> dict[str, Callable[..., Any]]:
-    export = getattr(toolparse, "export", None)
+    try:  # the exports' own package, where the tree has one (it is not imported by toolparse)
+        export: Any = importlib.import_module("toolparse.export")
+    except ImportError:
+        export = None
     if export is not None and hasattr(export, "lark") and callable(export.lark):
         return {
             "lark": export.lark,
