@@ -28,7 +28,6 @@ from toolparse import (
     ToolCallArgsDelta,
     ToolCallEnd,
     ToolCallStart,
-    parse,
 )
 from toolparse.wire.anthropic import (
     STOP_REASONS,

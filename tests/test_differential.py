@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 import toolparse
 import toolparse.primitives
-from toolparse.primitives import JsonScanner
 import toolparse.reference
 from helpers import (
     DIALECTS,
@@ -30,6 +29,7 @@ from helpers import (
     scanner_state,
     whole,
 )
+from toolparse.primitives import JsonScanner
 
 ENGINES = (toolparse.primitives, toolparse.reference)
 

@@ -83,8 +83,13 @@ SOME = [f for f in FIXTURES if f.format in ("hermes", "qwen3", "qwen3_coder", "g
 
 def test_the_reference_engine_without_the_core_gives_the_same_events() -> None:
     cases = [
-        {"format": f.format, "raw": f.raw.decode("utf-8", "surrogateescape"), "tools": f.tools,
-         "options": f.options, "finish": f.finish}
+        {
+            "format": f.format,
+            "raw": f.raw.decode("utf-8", "surrogateescape"),
+            "tools": f.tools,
+            "options": f.options,
+            "finish": f.finish,
+        }
         for f in SOME
     ]
     code = HIDE_THE_CORE + textwrap.dedent(
@@ -103,8 +108,11 @@ def test_the_reference_engine_without_the_core_gives_the_same_events() -> None:
         """
     )
     run = subprocess.run(
-        [sys.executable, "-c", code], input=json.dumps(cases), capture_output=True,
-        text=True, timeout=300,
+        [sys.executable, "-c", code],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr
     expected = [[repr(e) for e in f.events("reference", seed=0)] for f in SOME]

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolparse
-from toolparse import export
 from engines import FIXTURES_DIR, Fixture, load_fixtures
 from helpers import WEATHER_TOOL
+from toolparse import export
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text, has_calls
 from toolparse.export.to_lark import _JSON_OPTIONS, _slashes, render
 from toolparse.formats import get_format
@@ -409,7 +409,9 @@ def test_a_call_object_has_one_name_and_one_set_of_arguments(obj: str, taken: bo
     output = f"<tool_call>{obj}</tool_call>"
     message = toolparse.parse(output, "hermes", tools=[tool])
     assert bool(message.tool_calls) == taken and not message.errors == taken
-    assert (run(export.lark(toolparse.get_format("hermes"), [tool]), output.encode()) is None) == taken
+    assert (
+        run(export.lark(toolparse.get_format("hermes"), [tool]), output.encode()) is None
+    ) == taken
 
 
 FENCED_CALL = '```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```'
@@ -435,7 +437,9 @@ def test_a_marker_that_is_also_text_is_a_call_where_one_follows(output: str, rea
     assert (run(export.lark(fmt, [WEATHER_TOOL], tool_choice="required"), data) is None) == (
         reading == "call"
     )
-    assert (run(export.lark(fmt, [WEATHER_TOOL], tool_choice="none"), data) is None) == (reading == "text")
+    assert (run(export.lark(fmt, [WEATHER_TOOL], tool_choice="none"), data) is None) == (
+        reading == "text"
+    )
     if reading == "call":
         # a call of a tool the choice leaves out is not text either: before the named
         # tool's call, this one is refused

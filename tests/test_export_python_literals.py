@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 import toolparse
-from toolparse import export
 from gbnf_reader import Grammar, read_gbnf
 from test_export_lark import exported, run
+from toolparse import export
 from toolparse.export.to_regex import MAX_DEPTH, to_regex
 from toolparse.formats import get_format
 
@@ -160,7 +160,9 @@ def _stricter(method: str, prop: str, spelling: str) -> bool:
 
 @cache
 def _gbnf(name: str, tools: str) -> Grammar:
-    return read_gbnf(export.gbnf(get_format(name), json.loads(tools), tool_choice="required")["grammar"])
+    return read_gbnf(
+        export.gbnf(get_format(name), json.loads(tools), tool_choice="required")["grammar"]
+    )
 
 
 def taken(method: str, name: str, tools: list[dict[str, Any]], output: str) -> bool:

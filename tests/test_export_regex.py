@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolparse
-from toolparse import export
 from engines import Fixture, load_fixtures
 from helpers import WEATHER_TOOL
 from test_export_lark import (
@@ -39,6 +38,7 @@ from test_export_lark import (
     reading_params,
     run,
 )
+from toolparse import export
 from toolparse.export import _ranges
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
 from toolparse.export.to_regex import lexeme_writer, to_regex

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 import toolparse
-from toolparse import export
 from engines import FIXTURES_DIR
 from helpers import WEATHER_TOOL
+from toolparse import export
 from toolparse.export.to_structural_tag import to_structural_tag
 from toolparse.formats import get_format
 
@@ -216,10 +216,12 @@ def test_tool_choice_flags() -> None:
     assert not auto["at_least_one"] and not auto["stop_after_first"]
     required = export.structural_tag(fmt, tools, tool_choice="required")["format"]
     assert required["at_least_one"] and not required["stop_after_first"]
-    one = export.structural_tag(fmt, tools, tool_choice="required", parallel_tool_calls=False)["format"]
+    one = export.structural_tag(fmt, tools, tool_choice="required", parallel_tool_calls=False)[
+        "format"
+    ]
     assert one["at_least_one"] and one["stop_after_first"]
-    named = export.structural_tag(fmt, 
-        tools, tool_choice={"type": "function", "function": {"name": "get_weather"}}
+    named = export.structural_tag(
+        fmt, tools, tool_choice={"type": "function", "function": {"name": "get_weather"}}
     )["format"]
     assert [t["begin"] for t in named["tags"]] == ['<tool_call>{"name":"get_weather","arguments":']
     assert named["triggers"] == ["<tool_call>"]

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import toolparse
-from toolparse import export
 from test_export_lark import run
+from toolparse import export
 from toolparse.formats import get_format
 
 llguidance = pytest.importorskip("llguidance")

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 import toolparse
-from toolparse.stream import native_program
 from engines import ENGINES, FIXTURES, Fixture, merge_deltas, random_sizes, run_events
 from toolparse import (
     BatchParser,
@@ -26,6 +25,7 @@ from toolparse import (
     ToolCallEnd,
     Vocab,
 )
+from toolparse.stream import native_program
 
 by_engine = pytest.mark.parametrize("engine", ENGINES)
 

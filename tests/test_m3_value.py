@@ -15,8 +15,8 @@ from engines import ENGINES, merge_deltas, run_events
 from helpers import partitions
 from toolparse import ParseError, StreamParser, ToolCallEnd, parse
 from toolparse.reference.emitter import typed_value
-from toolparse.tools import schema_types
 from toolparse.reference.m3value import MAX_DEPTH, m3_value_to_json, schema_node
+from toolparse.tools import schema_types
 
 NS = "]<]minimax[>["
 by_engine = pytest.mark.parametrize("engine", ENGINES)

@@ -26,7 +26,6 @@ from toolparse import (
     ToolCallArgsDelta,
     ToolCallEnd,
     ToolCallStart,
-    parse,
 )
 from toolparse.wire.openai import (
     ChunkAccumulator,

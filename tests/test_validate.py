@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 import toolparse
 from engines import FIXTURE_IDS, FIXTURES, Fixture
 from toolparse import FORMATS, Message, ToolCall
-from toolparse.tools import read_tools, strict_schema
 from toolparse.agent.validate import (
     INSTALL_HINT,
     MISSING,
@@ -26,6 +25,7 @@ from toolparse.agent.validate import (
     render_call,
     validate,
 )
+from toolparse.tools import read_tools, strict_schema
 
 try:
     import jsonschema_rs  # noqa: F401

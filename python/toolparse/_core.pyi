@@ -21,6 +21,7 @@ def configure(
     messages: tuple[str | None, ...],
     first_limit_message: int,
 ) -> None: ...
+
 Match = tuple[int, int, int]
 Data = str | bytes | bytearray | memoryview
 

@@ -16,10 +16,10 @@ from .events import End, Event
 from .formats import Format, get_format
 from .limits import DEFAULT_LIMITS, Limits
 from .message import Message
-from .tools import param_types
 from .reference.emitter import param_schemas
 from .reference.m3value import encode_node
 from .reference.stream import ReferenceStream
+from .tools import param_types
 
 if TYPE_CHECKING:
     from ._native import NativePool, NativeProgram, NativeStream, NativeTools

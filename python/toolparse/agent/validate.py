@@ -31,12 +31,11 @@ Formats (``"format": "date-time"``) are not checked, remote ``$ref`` are never f
 
 from __future__ import annotations
 
-import copy
 import difflib
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..formats import Format, get_format

@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..formats import Format, get_format
+
 # the writers' modules keep their names here (toolparse.export.to_lark is the module)
 from . import to_gbnf, to_lark, to_regex, to_structural_tag
 

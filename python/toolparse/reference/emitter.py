@@ -29,7 +29,6 @@ from .json import JsonScanner
 from .m3value import SchemaNode, m3_value_to_json, schema_node
 from .pyliteral import python_literal_to_json
 
-
 _TEXT_ROLES = ("reasoning", "content")
 _CAPTURE_PARENTS = ("tool_name", "tool_id", "param_name")
 # a parse error's message by its kind, where the kind says it all
