@@ -277,7 +277,7 @@ def _roles(
         elif isinstance(n, g.Ref):
             found |= rule_roles.get(n.name, frozenset())
         # the lowering drops a recover()'s handler
-        stack.extend((n.item,) if isinstance(n, g.Recover) else g._children(n))
+        stack.extend((n.item,) if isinstance(n, g.Recover) else g.children(n))
     return frozenset(found)
 
 
@@ -301,7 +301,7 @@ def _nodes(rules: Mapping[str, g.Node]) -> list[g.Node]:
         if id(n) not in seen:
             seen.add(id(n))
             found.append(n)
-            stack.extend(g._children(n))
+            stack.extend(g.children(n))
     return found
 
 
@@ -481,9 +481,9 @@ class Lowerer:
                     roles[name] = found
                     changed = True
         self.rule_roles = roles
-        self.nullable = g._nullable_rules(grammar.rules)
+        self.nullable = g.nullable_rules(grammar.rules)
         # as the lowering writes them: a recover() is its item (its handler is dropped)
-        self.lowered_nullable = g._nullable_rules(grammar.rules, handlers=False)
+        self.lowered_nullable = g.nullable_rules(grammar.rules, handlers=False)
         # a node the grammar uses in several places lowers once per context, so the
         # exports can write it once (share())
         self._memo: dict[tuple[int, _Ctx], Expr | None] = {}
@@ -694,7 +694,7 @@ class Lowerer:
             return []
         tail = _last_nonempty(items)
         first = tail
-        while first > 0 and g._nullable(items[first], self.lowered_nullable, handlers=False):
+        while first > 0 and g.nullable(items[first], self.lowered_nullable, handlers=False):
             first -= 1
         ends: list[Expr | None] = []
         for k in range(first, tail):
@@ -720,7 +720,7 @@ class Lowerer:
         # the end of the output may follow an item where all after it may match nothing,
         # and it is last where all after it can match nothing else
         last = len(items) - 1
-        while last > 0 and g._nullable(items[last], self.nullable):
+        while last > 0 and g.nullable(items[last], self.nullable):
             last -= 1
         tail = _last_nonempty(items)
 
