@@ -146,7 +146,7 @@ def test_a_literal_alone_refuses_the_rest_of_an_earlier_head_in_the_next_round()
 
 
 def _nodes(rules: dict[str, g.Node]) -> list[g.Node]:
-    from toolparse.export._ir import _nodes as every
+    from toolparse.export._lower import _nodes as every
 
     return every(rules)
 

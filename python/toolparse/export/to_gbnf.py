@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import grammar as g
+from ..formats import Format
 from . import _ir as ir
 from . import _ranges
+from ._lower import lower_format
 from ._regex import by_length, text_automaton
+from ._request import ToolChoice
+from ._schema import PYTHON_STRING, either_order
 
 _JSON_RULES = {
     "json-value": (
@@ -43,7 +47,7 @@ _PATTERNS = {
     "boolean": "ws ( [tT] [rR] [uU] [eE] | [fF] [aA] [lL] [sS] [eE] ) ws",
     "null": 'ws "null" ws',
 }
-# what follows the backslash of an escape in a Python string literal (ir.PYTHON_STRING,
+# what follows the backslash of an escape in a Python string literal (PYTHON_STRING,
 # as _regex.PATTERNS writes it): a hex escape with all its digits, or any other character
 _PYTHON_ESCAPE = (
     '[^xuU] | "x" [0-9a-fA-F]{2} | "u" [0-9a-fA-F]{4} '
@@ -277,14 +281,14 @@ class _Writer:
         if isinstance(e, ir.CharRun):
             return f"{_run_class(e.members)}{'+' if e.min1 else '*'}"
         if isinstance(e, ir.JsonValue):
-            return self.schema(ir.either_order(e.schema))
+            return self.schema(either_order(e.schema))
         if isinstance(e, ir.JsonString):
             return (
                 self.string_except([json.loads(x) for x in e.exclude])
                 if e.exclude
                 else ("json-string")
             )
-        if e == ir.PYTHON_STRING:
+        if e == PYTHON_STRING:
             return self.python_string()
         if isinstance(e, ir.Pattern):
             return f"( {_PATTERNS[e.kind]} )"
@@ -314,10 +318,10 @@ def render(lowered: ir.Lowered) -> str:
 
 
 def to_gbnf(
-    fmt: Any,
+    fmt: Format,
     tools: Sequence[Mapping[str, Any]],
     *,
-    tool_choice: ir.ToolChoice = "auto",
+    tool_choice: ToolChoice = "auto",
     parallel_tool_calls: bool = True,
     reasoning_in_prompt: bool | None = None,
 ) -> dict[str, Any]:
@@ -325,7 +329,7 @@ def to_gbnf(
     (with tool_choice "auto" the grammar waits for a trigger), ``grammar_triggers``
     (``{"type": "word", "value": marker}`` for the texts that begin a call) and
     ``preserved_tokens`` (the format's markers, kept as text when detokenised)."""
-    lowered = ir.lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
+    lowered = lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
     triggers = _triggers(fmt, tools)
     lazy = tool_choice == "auto" and bool(triggers)
     return {
@@ -336,7 +340,7 @@ def to_gbnf(
     }
 
 
-def _triggers(fmt: Any, tools: Sequence[Mapping[str, Any]]) -> list[str]:
+def _triggers(fmt: Format, tools: Sequence[Mapping[str, Any]]) -> list[str]:
     """The texts a call begins with: the structural tag's triggers, else the format's
     call marker."""
     from .to_structural_tag import to_structural_tag

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import grammar as g
+from ..formats import Format
 from . import _ir as ir
+from ._lower import lower_format
 from ._regex import (
     JSON_STRING,
     PATTERNS,
@@ -27,6 +29,8 @@ from ._regex import (
     text_chunks,
     text_stops,
 )
+from ._request import ToolChoice
+from ._schema import either_order
 from .to_regex import lexeme_writer as regex_writer
 
 # the largest lexeme a call after a marker that is also text is written as (tried_first,
@@ -299,7 +303,7 @@ class _Writer:
             name = self.run(e.members)
             return name if e.min1 else name + "?"
         if isinstance(e, ir.JsonValue):
-            schema = {**ir.either_order(e.schema), "x-guidance": _JSON_OPTIONS}
+            schema = {**either_order(e.schema), "x-guidance": _JSON_OPTIONS}
             return "%json " + json.dumps(schema, ensure_ascii=False)
         if isinstance(e, ir.JsonString):
             definition = f"/{JSON_STRING}/"
@@ -777,14 +781,14 @@ def render(
 
 
 def to_lark(
-    fmt: Any,
+    fmt: Format,
     tools: Sequence[Mapping[str, Any]],
     *,
-    tool_choice: ir.ToolChoice = "auto",
+    tool_choice: ToolChoice = "auto",
     parallel_tool_calls: bool = True,
     reasoning_in_prompt: bool | None = None,
     special_tokens: Collection[str] = (),
 ) -> str:
-    lowered = ir.lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
-    every_call = ir.lower_format(fmt, tools, "auto", True, reasoning_in_prompt, any_tool=True)
+    lowered = lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
+    every_call = lower_format(fmt, tools, "auto", True, reasoning_in_prompt, any_tool=True)
     return render(lowered, special_tokens, every_call)

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import grammar as g
+from ..formats import Format
 from . import _ir as ir
 from . import _ranges
+from ._lower import lower_format
 from ._regex import (
     PATTERNS,
     WS_CHARS,
@@ -36,6 +38,8 @@ from ._regex import (
     run_steps,
     text_automaton,
 )
+from ._request import ToolChoice
+from ._schema import either_order
 
 # JSON whitespace between tokens: one space, or a newline and an indent (pretty-printed
 # JSON); at most one newline, where outlines' default [ ]? has none (and where
@@ -705,7 +709,7 @@ class _Writer:
             return found if e.min1 else _opt(found)
         if isinstance(e, ir.JsonValue):
             # each object in its schema's order or sorted, as a template may write it
-            schema = ir.either_order(e.schema)
+            schema = either_order(e.schema)
             return self.json.value(schema, self.json.depth, schema, frozenset())
         if isinstance(e, ir.JsonString):
             return self.json.string_except(e.exclude) if e.exclude else _STRING
@@ -776,10 +780,10 @@ def lexeme_writer(lowered: ir.Lowered) -> _Writer:
 
 
 def to_regex(
-    fmt: Any,
+    fmt: Format,
     tools: Sequence[Mapping[str, Any]],
     *,
-    tool_choice: ir.ToolChoice = "auto",
+    tool_choice: ToolChoice = "auto",
     parallel_tool_calls: bool = True,
     reasoning_in_prompt: bool | None = None,
     whitespace: str = WHITESPACE,
@@ -790,7 +794,7 @@ def to_regex(
     max_depth: how deeply free-form JSON may nest containers."""
     what = f"format {fmt.name!r}"
     try:
-        lowered = ir.lower_format(
+        lowered = lower_format(
             fmt,
             tools,
             tool_choice,

@@ -27,8 +27,12 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from ..formats import Format
+from ..tools import Tool
 from . import _ir as ir
 from . import to_gbnf as gbnf
+from ._lower import Lowerer, has_calls
+from ._request import ANY, ONE, SOME, ZERO, ToolChoice, allowed_tools
 
 # a way through an expression: (text before the arguments, text after them or None when
 # the way holds no arguments)
@@ -102,19 +106,19 @@ class _Search:
         raise TypeError(f"not an expression: {e!r}")
 
 
-def _reads_back(fmt: Any, tool: ir.Tool, begin: str, end: str) -> bool:
+def _reads_back(fmt: Format, tool: Tool, begin: str, end: str) -> bool:
     from ..stream import parse
 
-    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.schema}}]
+    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.parameters}}]
     message = parse(begin + "{}" + end, fmt, tools=tools, reasoning_in_prompt=False)
     return not message.errors and [c.name for c in message.tool_calls] == [tool.name]
 
 
-def _call_text(fmt: Any, tool: ir.Tool) -> tuple[str, str]:
+def _call_text(fmt: Format, tool: Tool) -> tuple[str, str]:
     """(begin, end) of a call of this tool, the arguments between them."""
-    lowerer = ir.Lowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
-    lowered = lowerer.lower(fmt.grammar.entries["start"], (ir.ONE,))
-    search = _Search(lowered, ir.JsonValue(tool.schema), tool.name)
+    lowerer = Lowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
+    lowered = lowerer.lower(fmt.grammar.entries["start"], (ONE,))
+    search = _Search(lowered, ir.JsonValue(tool.parameters), tool.name)
     for before, after in search.ways(ir.RuleRef(lowered.start)):
         if after is None or tool.name not in before:
             continue
@@ -142,7 +146,7 @@ _SPELLINGS = 6  # begins kept per tool
 _MORE = 400  # ways looked at for other begins once one is found
 
 
-class _MarkingLowerer(ir.Lowerer):
+class _MarkingLowerer(Lowerer):
     """The lowering pass, with each tool call between the two marks above."""
 
     def tag(self, node: Any, ctx: Any) -> ir.Expr | None:
@@ -330,7 +334,7 @@ def _body_grammar(lowered: ir.Lowered, body: ir.Expr) -> str:
 
 
 def _checked(
-    fmt: Any, tools: Any, lowered: ir.Lowered, split: tuple[str, str, ir.Expr, str]
+    fmt: Format, tools: Any, lowered: ir.Lowered, split: tuple[str, str, ir.Expr, str]
 ) -> tuple[str, str, str] | None:
     """(begin, EBNF of the body, end) where the format's parser reads a short call so
     written back as this one call, else None."""
@@ -350,12 +354,12 @@ def _checked(
     return begin, grammar, end
 
 
-def _call_grammar(fmt: Any, tool: ir.Tool) -> list[tuple[str, str, str]]:
+def _call_grammar(fmt: Format, tool: Tool) -> list[tuple[str, str, str]]:
     """(begin, EBNF of the body, end) of a call of this tool, for each spelling of the
     begin (alternative markers or headers, an optional prefix; whitespace aside)."""
     lowerer = _MarkingLowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
-    lowered = lowerer.lower(fmt.grammar.entries["start"], (ir.ONE,))
-    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.schema}}]
+    lowered = lowerer.lower(fmt.grammar.entries["start"], (ONE,))
+    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.parameters}}]
     found: dict[str, tuple[str, str, str]] = {}
     later = []
     looked = 0
@@ -391,10 +395,10 @@ def _call_grammar(fmt: Any, tool: ir.Tool) -> list[tuple[str, str, str]]:
 
 
 def to_structural_tag(
-    fmt: Any,
+    fmt: Format,
     tools: Sequence[Mapping[str, Any]],
     *,
-    tool_choice: ir.ToolChoice = "auto",
+    tool_choice: ToolChoice = "auto",
     parallel_tool_calls: bool = True,
     legacy: bool = False,
 ) -> dict[str, Any]:
@@ -402,9 +406,9 @@ def to_structural_tag(
     (a ``triggered_tags`` format; ``at_least_one`` for tool_choice "required" or a named
     tool, ``stop_after_first`` without parallel calls); legacy=True gives the older
     ``structures`` / ``triggers`` shape, which cannot say either."""
-    if not ir.has_calls(fmt):
+    if not has_calls(fmt):
         raise NotImplementedError(f"format {fmt.name!r} has no tool calls")
-    allowed, counts = ir.allowed_tools(tools, tool_choice, parallel_tool_calls)
+    allowed, counts = allowed_tools(tools, tool_choice, parallel_tool_calls)
     tags = []
     triggers: list[str] = []
     refused: _NotOneJson | None = None
@@ -414,7 +418,7 @@ def to_structural_tag(
             if refused is not None:
                 raise refused  # the call's shape is the format's: no need to search again
             begin, end = _call_text(fmt, tool)
-            calls = [(begin, {"type": "json_schema", "json_schema": dict(tool.schema)}, end)]
+            calls = [(begin, {"type": "json_schema", "json_schema": dict(tool.parameters)}, end)]
         except _NotOneJson as error:
             refused = error
             # the call body as a grammar (XML-style parameters, a channel header, ...)
@@ -452,8 +456,8 @@ def to_structural_tag(
             "type": "triggered_tags",
             "triggers": triggers,
             "tags": [{"type": "tag", "begin": b, "content": c, "end": e} for b, c, e in tags],
-            "at_least_one": ir.ZERO not in counts and ir.ANY not in counts,
-            "stop_after_first": ir.ANY not in counts and ir.SOME not in counts,
+            "at_least_one": ZERO not in counts and ANY not in counts,
+            "stop_after_first": ANY not in counts and SOME not in counts,
         },
     }
 
