@@ -41,7 +41,8 @@ from test_export_lark import (
 from toolparse import export
 from toolparse.export import _ranges
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
-from toolparse.export.to_regex import lexeme_writer, to_regex
+from toolparse.export._regex import lexeme_writer
+from toolparse.export.to_regex import to_regex
 from toolparse.formats import get_format
 
 oc = pytest.importorskip("outlines_core")

@@ -10,28 +10,21 @@ from typing import Any
 from .. import grammar as g
 from ..formats import Format
 from . import _ir as ir
-from ._lower import lower_format
-from ._regex import (
+from ._lexemes import (
     JSON_STRING,
     PATTERNS,
     WS,
-    WS_CHARS,
-    TextStops,
-    by_length,
     char_class,
     escape,
-    goes_on,
-    grouped_steps,
-    pattern_first,
-    pattern_nullable,
     pattern_regex,
-    run_steps,
     text_chunks,
-    text_stops,
 )
+from ._lower import lower_format
+from ._patterns import goes_on, grouped_steps, pattern_first, pattern_nullable, run_steps
+from ._regex import lexeme_writer as regex_writer
 from ._request import ToolChoice
 from ._schema import either_order
-from .to_regex import lexeme_writer as regex_writer
+from ._text import WS_CHARS, TextStops, by_length, text_stops
 
 # the largest lexeme a call after a marker that is also text is written as (tried_first,
 # and alone()'s call of any tool), in characters of regex: llguidance builds a lexer
