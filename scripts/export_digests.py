@@ -57,8 +57,10 @@ def _exporters() -> dict[str, Callable[..., Any]]:
             "regex": export.regex,
             "structural_tag": export.structural_tag,
         }
-    return {name: (lambda fmt, *a, _n=name, **k: getattr(fmt, _n)(*a, **k)) for name in
-            ("lark", "gbnf", "regex", "structural_tag")}
+    return {
+        name: (lambda fmt, *a, _n=name, **k: getattr(fmt, _n)(*a, **k))
+        for name in ("lark", "gbnf", "regex", "structural_tag")
+    }
 
 
 def _tool_lists(fmt: Format) -> dict[str, list[Any]]:
