@@ -263,9 +263,9 @@ def test_integer_bounds_from_every_draft() -> None:
 )
 def test_a_json_string_other_than_some_words(words: list[str], other: str) -> None:
     """A call object's other keys: any JSON string token but the words'."""
-    json_writer = lexeme_writer(Lowered("start")).json
+    writer = lexeme_writer(Lowered("start"))
     tokens = [json.dumps(w, ensure_ascii=False).encode() for w in words]
-    pattern = re.compile(json_writer.string_except(tokens).text)
+    pattern = re.compile(writer.string_except(tokens).text)
     for text in {other, *words, *(w + other for w in words), *(w[:-1] for w in words if w)}:
         token = json.dumps(text, ensure_ascii=False)
         assert bool(pattern.fullmatch(token)) == (text not in words), token

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import grammar as g
+from ._ranges import Spelling
 
 
 class Expr:
@@ -64,6 +65,13 @@ class Ws(Expr):
 
 
 @dataclass(frozen=True)
+class JsonWs(Expr):
+    """Optional whitespace between the tokens of a JSON value a schema types (JsonValues):
+    what the writer allows there (the regex export: one space, or a newline and an
+    indent)."""
+
+
+@dataclass(frozen=True)
 class JsonValue(Expr):
     """A JSON value valid against a schema."""
 
@@ -79,10 +87,20 @@ class JsonString(Expr):
 
 @dataclass(frozen=True)
 class Pattern(Expr):
-    """A scalar given by a JSON Schema type: "integer", "number", "boolean", "null"; or
-    "python_string": a Python string literal in either quote (PythonLiterals)."""
+    """A scalar given by a JSON Schema type: "integer", "number", "boolean" (in any
+    case), "null"; "python_string": a Python string literal in either quote
+    (PythonLiterals); in a JSON value a schema types (JsonValues), "json_char": one
+    character of a JSON string (an escape included), "unsigned_number": a number with no
+    sign."""
 
     kind: str
+
+
+@dataclass(frozen=True)
+class Integers(Expr):
+    """An integer in a range, as JSON writes it: the range's spellings (_ranges.py)."""
+
+    spellings: tuple[Spelling, ...]
 
 
 @dataclass(frozen=True)
@@ -97,8 +115,12 @@ class Alt(Expr):
 
 @dataclass(frozen=True)
 class Repeat(Expr):
+    """The item min to max times (max None: any number; the lowering writes min 0 or 1
+    and no max, a JSON value a schema types a count)."""
+
     item: Expr
-    min: int  # 0 or 1
+    min: int
+    max: int | None = None
 
 
 @dataclass(frozen=True)
@@ -214,7 +236,7 @@ def share(lowered: Lowered) -> Lowered:
         elif isinstance(e, Alt):
             out = Alt(tuple(rebuild(c) for c in e.alts))
         elif isinstance(e, Repeat):
-            out = Repeat(rebuild(e.item), e.min)
+            out = Repeat(rebuild(e.item), e.min, e.max)
         else:
             assert isinstance(e, Optional_)
             out = Optional_(rebuild(e.item))

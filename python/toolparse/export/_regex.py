@@ -19,7 +19,7 @@ regex and is refused with NotImplementedError.  What keeps the expression small:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ from .. import grammar as g
 from . import _ir as ir
 from . import _ranges
 from ._patterns import pattern_derive, pattern_nullable, run_steps
-from ._schema import either_order
+from ._schema import JsonValues, either_order
 from ._text import WS_CHARS, by_length, text_automaton
 
 # a typed boolean in any case (TRUE, False), as the parser reads it
@@ -403,195 +403,36 @@ _STRING_CHAR = r'[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})'
 _STRING = _raw(f'"(?:{_STRING_CHAR})*"', _CAT)
 _INTEGER = r"-?(?:0|[1-9][0-9]*)"
 _NUMBER = _INTEGER + r"(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-_SCALAR = {
-    "string": _STRING,
-    "integer": _raw(_INTEGER, _CAT),
-    "number": _raw(_NUMBER, _CAT),
-    "boolean": _raw("true|false"),
-    "null": _lit("null"),
-}
-# a typed parameter value as the parser reads it (a boolean in any case)
+# a scalar as the parser reads it (a typed boolean in any case), and a JSON value's pieces
 _PATTERNS = {
     "integer": _raw(_INTEGER, _CAT),
     "number": _raw(_NUMBER, _CAT),
     "boolean": _raw(BOOLEAN),
     "null": _lit("null"),
     "python_string": _raw(PYTHON_STRING),
+    "json_char": _raw(_STRING_CHAR),
+    # no sign: a cheap part of a number's bounds (the rest is not checked)
+    "unsigned_number": _raw(_NUMBER.removeprefix("-?"), _CAT),
 }
 
 
-class _Json:
-    """JSON Schema to regex, for one whitespace pattern and nesting bound."""
+# -- the lowered grammar ---------------------------------------------------------------------
+
+
+class Writer:
+    """Writes a lowered grammar's expressions as regexes.  what: what is written (for the
+    errors); ws: the regex of whitespace between JSON tokens (grouped: it is one group);
+    depth: how deeply free-form JSON may nest containers."""
 
     def __init__(
-        self, ws: str, grouped: bool, depth: int, refuse: Callable[[str], NotImplementedError]
-    ):
-        # grouped: the pattern is one group already; another is grouped where it needs it
+        self, lowered: ir.Lowered, what: str, ws: str, depth: int, grouped: bool = False
+    ) -> None:
+        self.lowered = lowered
+        self.what = what
         self.ws = _raw(ws, _ATOM if grouped else _ALT) if ws else _EMPTY
-        self.depth = depth
-        self.refuse = refuse
-        self._free: dict[int, _R] = {}
-
-    def _seq(self, *items: _R | None) -> _R:
-        out = _cat(*items)
-        assert out is not None
-        return out
-
-    def _list(self, item: _R, low: int = 0, high: int | None = None) -> _R:
-        """Items separated by commas (with whitespace), low to high of them."""
-        if high == 0:
-            return _EMPTY
-        rest = _times(
-            self._seq(_lit(","), self.ws, item, self.ws),
-            max(low - 1, 0),
-            None if high is None else high - 1,
-        )
-        body = self._seq(item, self.ws, rest)
-        return body if low >= 1 else _opt(body)
-
-    def free(self, depth: int) -> _R:
-        """Any JSON value with at most `depth` nested containers."""
-        if depth not in self._free:
-            scalars = [_SCALAR[k] for k in ("string", "number", "boolean", "null")]
-            if depth <= 0:
-                found = _alt(scalars)
-            else:
-                found = _alt([*scalars, self.free_object(depth), self.free_array(depth)])
-            assert found is not None
-            self._free[depth] = found
-        return self._free[depth]
-
-    def free_object(self, depth: int, value: _R | None = None) -> _R:
-        item = value if value is not None else self.free(depth - 1)
-        member = self._seq(_STRING, self.ws, _lit(":"), self.ws, item)
-        return self._seq(_lit("{"), self.ws, self._list(member), _lit("}"))
-
-    def free_array(self, depth: int) -> _R:
-        item = self.free(depth - 1)
-        return self._seq(_lit("["), self.ws, self._list(item), _lit("]"))
-
-    def value(self, schema: Any, depth: int, root: Any, refs: frozenset[str]) -> _R:
-        if schema is True or schema == {} or not isinstance(schema, Mapping):
-            if schema is False:
-                raise self.refuse("the schema false (no value)")
-            return self.free(depth)
-        if "$ref" in schema:
-            ref = schema["$ref"]
-            if not isinstance(ref, str) or not ref.startswith("#/"):
-                raise self.refuse(f"the schema reference {ref!r}")
-            if ref in refs:
-                raise self.refuse(f"the recursive schema reference {ref!r} (unbounded nesting)")
-            target = root
-            for part in ref[2:].split("/"):
-                if not isinstance(target, Mapping) or part not in target:
-                    raise self.refuse(f"the schema reference {ref!r} (not found)")
-                target = target[part]
-            rest = {k: v for k, v in schema.items() if k != "$ref"}
-            return self.value({**target, **rest}, depth, root, refs | {ref})
-        if "const" in schema:
-            return self.literal(schema["const"])
-        if isinstance(schema.get("enum"), list):
-            found = _alt(self.literal(v) for v in schema["enum"])
-            if found is None:
-                raise self.refuse("an empty enum")
-            return found
-        for key in ("anyOf", "oneOf"):
-            if isinstance(schema.get(key), list):
-                rest = {k: v for k, v in schema.items() if k != key}
-                alts = [
-                    self.value({**rest, **s} if isinstance(s, Mapping) else s, depth, root, refs)
-                    for s in schema[key]
-                ]
-                found = _alt(alts)
-                if found is None:
-                    raise self.refuse(f"an empty {key}")
-                return found
-        if "allOf" in schema:
-            raise self.refuse("allOf (an intersection of schemas)")
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            found = _alt(self.value({**schema, "type": k}, depth, root, refs) for k in kind)
-            if found is None:
-                raise self.refuse("an empty type list")
-            return found
-        if kind == "object" or (kind is None and "properties" in schema):
-            return self.object(schema, depth, root, refs)
-        if kind == "array":
-            items = schema.get("items", {})
-            if items == {} or items is True:
-                return self.free_array(depth)
-            item = self.value(items, self.depth, root, refs)
-            low = schema.get("minItems", 0)
-            high = schema.get("maxItems")
-            return self._seq(_lit("["), self.ws, self._list(item, low, high), _lit("]"))
-        if kind == "string":
-            low, high = schema.get("minLength", 0), schema.get("maxLength")
-            if (low, high) == (0, None):
-                return _STRING
-            char = _raw(_STRING_CHAR)
-            return self._seq(_lit('"'), _times(char, low, high), _lit('"'))
-        if kind == "integer" and (bounds := _ranges.integer_bounds(schema)) != (None, None):
-            spellings = _ranges.integer_spellings(*bounds)
-            if not spellings:
-                raise self.refuse("an integer range with no integer in it")
-            return _raw(_ranges.regex(spellings), _ATOM)
-        if kind == "number":
-            low = schema.get("minimum", schema.get("exclusiveMinimum"))
-            if isinstance(low, (int, float)) and low >= 0:
-                # no sign: a cheap part of a number's bounds (the rest is not checked)
-                return _raw(_NUMBER.removeprefix("-?"), _CAT)
-        if kind in _SCALAR:
-            return _SCALAR[kind]
-        if kind is None:
-            return self.free(depth)
-        raise self.refuse(f"the schema type {kind!r}")
-
-    def literal(self, value: Any) -> _R:
-        return _lit(json.dumps(value, ensure_ascii=False))
-
-    def object(self, schema: Mapping[str, Any], depth: int, root: Any, refs: frozenset[str]) -> _R:
-        props = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        if not isinstance(props, Mapping) or not props:
-            if extra is False:
-                return self._seq(_lit("{"), self.ws, _lit("}"))
-            value = (
-                self.value(extra, self.depth, root, refs) if isinstance(extra, Mapping) else None
-            )
-            return self.free_object(depth, value)
-        # the declared properties in their order (as outlines and llguidance read them);
-        # any others are left out
-        required = set(schema.get("required") or [])
-        members = []
-        for name, sub in props.items():
-            key = self.literal(str(name))
-            value = self.value(sub, self.depth, root, refs)
-            member = self._seq(key, self.ws, _lit(":"), self.ws, value, self.ws)
-            members.append((member, name in required))
-        sep = self._seq(_lit(","), self.ws)
-        last_required = max((k for k, (_, req) in enumerate(members) if req), default=-1)
-        if last_required >= 0:
-            # those before a required one end with a comma, those after it begin with one
-            parts = []
-            for k, (member, req) in enumerate(members):
-                if k < last_required:
-                    item = self._seq(member, sep)
-                    parts.append(item if req else _opt(item))
-                elif k == last_required:
-                    parts.append(member)
-                else:
-                    parts.append(_opt(self._seq(sep, member)))
-            body = self._seq(*parts)
-        else:
-            # all optional: the first one present, then any of those after it
-            alts = []
-            for k, (member, _) in enumerate(members):
-                after = [_opt(self._seq(sep, m)) for m, _ in members[k + 1 :]]
-                alts.append(self._seq(member, *after))
-            found = _alt(alts)
-            assert found is not None
-            body = _opt(found)
-        return self._seq(_lit("{"), self.ws, body, _lit("}"))
+        self.json = JsonValues(depth, self.refuse)
+        self.done: dict[str, _R | None] = {}
+        self.active: list[str] = []
 
     def string_except(self, words: Sequence[bytes]) -> _R:
         """A JSON string token other than these literal tokens (quotes included): a
@@ -627,29 +468,12 @@ class _Json:
             return _alt(alts)
 
         free = _raw(f"(?:{_STRING_CHAR})*", _CAT)
-        left = self._seq(leaving(""), free)
+        left = _cat(leaving(""), free)
         short = unfinished("")
         body = left if short is None else _alt([left, short])
-        assert body is not None
-        return self._seq(_lit('"'), body, _lit('"'))
-
-
-# -- the lowered grammar ---------------------------------------------------------------------
-
-
-class Writer:
-    """Writes a lowered grammar's expressions as regexes.  what: what is written (for the
-    errors); ws: the regex of whitespace between JSON tokens (grouped: it is one group);
-    depth: how deeply free-form JSON may nest containers."""
-
-    def __init__(
-        self, lowered: ir.Lowered, what: str, ws: str, depth: int, grouped: bool = False
-    ) -> None:
-        self.lowered = lowered
-        self.what = what
-        self.json = _Json(ws, grouped, depth, self.refuse)
-        self.done: dict[str, _R | None] = {}
-        self.active: list[str] = []
+        found = _cat(_lit('"'), body, _lit('"'))
+        assert found is not None
+        return found
 
     def refuse(self, construct: str) -> NotImplementedError:
         return NotImplementedError(f"{self.what}: {construct} cannot be expressed as a regex")
@@ -696,6 +520,8 @@ class Writer:
             return _lit(e.text.decode("utf-8"))
         if isinstance(e, ir.Ws):
             return _star(_set(" \t\r\n"))
+        if isinstance(e, ir.JsonWs):
+            return self.ws
         if isinstance(e, ir.Text):
             if e.not_first and (found := text_not_beginning(e.stops, e.min1, e.not_first)):
                 return found
@@ -710,11 +536,14 @@ class Writer:
         if isinstance(e, ir.JsonValue):
             # each object in its schema's order or sorted, as a template may write it
             schema = either_order(e.schema)
-            return self.json.value(schema, self.json.depth, schema, frozenset())
+            value = self.json.walk(schema, schema)
+            return None if value is None else self.expr(value)
         if isinstance(e, ir.JsonString):
-            return self.json.string_except(e.exclude) if e.exclude else _STRING
+            return self.string_except(e.exclude) if e.exclude else _STRING
         if isinstance(e, ir.Pattern):
             return _PATTERNS[e.kind]
+        if isinstance(e, ir.Integers):
+            return _raw(_ranges.regex(list(e.spellings)), _ATOM)
         if isinstance(e, ir.Seq):
             return _cat(*(self.expr(i) for i in e.items))
         if isinstance(e, ir.Alt):
@@ -723,7 +552,7 @@ class Writer:
             item = self.expr(e.item)
             if item is None:
                 return None if e.min else _EMPTY
-            return _star(item, e.min)
+            return _times(item, e.min, e.max)
         if isinstance(e, ir.Optional_):
             item = self.expr(e.item)
             return _EMPTY if item is None else _opt(item)

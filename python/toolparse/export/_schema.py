@@ -1,18 +1,23 @@
-"""JSON Schema as the exports read it: an object's properties in either order, and a value
-a schema types lowered to the intermediate form (Python literal values, as the parser
-reads them)."""
+"""JSON Schema as the exports read it: an object's properties in either order, and the
+values a schema allows lowered to the intermediate form, as JSON text (for the writers
+that cannot hand a schema to their engine: the regex) or as Python literals (what the
+parser reads in a format that writes them).  One walker reads the schema's keywords for
+both; each notation spells what it finds."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._ir import (
     EMPTY,
     Alt,
     Expr,
+    Integers,
+    JsonString,
     JsonValue,
+    JsonWs,
     Lit,
     Optional_,
     Pattern,
@@ -23,6 +28,7 @@ from ._ir import (
     concat,
     union,
 )
+from ._ranges import integer_bounds, integer_spellings
 
 _DEFS = ("$defs", "definitions")
 _SUBSCHEMAS = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
@@ -60,6 +66,305 @@ def either_order(schema: Any) -> Any:
     return {"anyOf": [out, ordered], **defs}
 
 
+# -- a schema's values --------------------------------------------------------------------
+
+# minItems / maxItems above this are not checked in Python literals: each count is written
+COUNT_LIMIT = 16
+_FREE_RULE = "python-literal"  # any Python value, where values nest to any depth
+
+
+def json_literal(value: Any) -> Lit:
+    """A const or enum value as JSON text."""
+    return Lit(json.dumps(value, ensure_ascii=False).encode())
+
+
+def _members(members: Sequence[tuple[Expr, bool]], comma: Expr) -> Expr | None:
+    """An object's declared members in their order, the required ones always and the
+    others optionally, the comma between (None: no member at all); each optional one
+    before a required one written once (a regex writes every member out in full)."""
+    if not members:
+        return None
+    last_required = max((k for k, (_, req) in enumerate(members) if req), default=-1)
+    if last_required < 0:
+        # all optional: the first one present, then any of those after it
+        firsts = []
+        for k, (member, _) in enumerate(members):
+            after = [Optional_(Seq((comma, m))) for m, _ in members[k + 1 :]]
+            firsts.append(concat([member, *after]))
+        return union(firsts)
+    parts: list[Expr] = []
+    for k, (member, req) in enumerate(members):
+        if k < last_required:
+            item = Seq((member, comma))
+            parts.append(item if req else Optional_(item))
+        elif k == last_required:
+            parts.append(member)
+        else:
+            parts.append(Optional_(Seq((comma, member))))
+    return concat(parts)
+
+
+class _Values:
+    """The values a JSON Schema allows, as an expression: the keywords read in one order
+    for every notation ($ref, const, enum, anyOf / oneOf with the keywords beside them,
+    a list of types, an object's declared properties, an array's items, a scalar type;
+    a free-form value where the schema says nothing), which a subclass spells.  depth:
+    how many containers a free-form value may nest (None: any number)."""
+
+    ws: Expr  # whitespace between tokens
+    string: Expr  # any string (a free-form object's keys)
+    free_scalars: tuple[Expr, ...]  # a free-form value's scalars
+    comma: Expr  # between an object's members
+
+    def __init__(self, depth: int | None) -> None:
+        self.depth = depth
+        self.rules: dict[str, Expr] = {}  # rules the values refer to
+        self._free: dict[int | None, Expr] = {}
+
+    # what the notation spells
+
+    def nothing(self, what: str) -> Expr | None:
+        """No value is allowed (what: the schema's part that allows none)."""
+        raise NotImplementedError
+
+    def either(self, alts: Sequence[Expr | None], what: str) -> Expr | None:
+        """One of the alternatives (what: the schema's part, where there are none)."""
+        raise NotImplementedError
+
+    def ref(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
+        raise NotImplementedError
+
+    def literal(self, value: Any) -> Expr:
+        raise NotImplementedError
+
+    def scalar(self, kind: Any, schema: Mapping[str, Any]) -> Expr | None:
+        """A value of any other type than an object or an array (kind: the schema's)."""
+        raise NotImplementedError
+
+    def enclose(self, opener: bytes, closer: bytes, body: Expr | None, empty: bool) -> Expr:
+        """An object: its opener, its members (none where empty allows), its closer."""
+        raise NotImplementedError
+
+    def container(self, opener: bytes, closer: bytes, item: Expr, low: Any, high: Any) -> Expr:
+        """A container of low to high items (None: no bound) between the brackets."""
+        raise NotImplementedError
+
+    def sequence(self, item: Expr | None, low: Any, high: Any) -> Expr | None:
+        """An array of low to high items (None: no bound; item None: no item is
+        allowed)."""
+        raise NotImplementedError
+
+    def intersection(self, schema: Mapping[str, Any]) -> None:
+        """allOf beside the other keywords."""
+
+    # what every notation reads alike
+
+    def walk(self, schema: Any, root: Any) -> Expr | None:
+        """A value valid against the schema (None: no value is); root: the schema that
+        local $refs point into."""
+        if schema is False:
+            return self.nothing("the schema false (no value)")
+        if not isinstance(schema, Mapping) or not schema:
+            return self.free(self.depth)
+        return self.typed(schema, root)
+
+    def typed(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
+        if "$ref" in schema:
+            return self.ref(schema, root)
+        if "const" in schema:
+            return self.literal(schema["const"])
+        if isinstance(schema.get("enum"), list):
+            return self.either([self.literal(v) for v in schema["enum"]], "an empty enum")
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list):
+                rest = {k: v for k, v in schema.items() if k != key}
+                subs = [{**rest, **s} if isinstance(s, Mapping) else s for s in schema[key]]
+                return self.either([self.walk(s, root) for s in subs], f"an empty {key}")
+        if "allOf" in schema:
+            self.intersection(schema)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            types = [self.walk({**schema, "type": k}, root) for k in kind]
+            return self.either(types, "an empty type list")
+        if kind == "object" or (kind is None and "properties" in schema):
+            return self.object(schema, root)
+        if kind == "array":
+            items = schema.get("items", {})
+            if items == {} or items is True:
+                return self.free_array(self.depth)
+            item = self.walk(items, root)
+            return self.sequence(item, schema.get("minItems", 0), schema.get("maxItems"))
+        return self.scalar(kind, schema)
+
+    def pair(self, key: Expr, value: Expr) -> Expr:
+        """A key, the colon and a value."""
+        return Seq((key, self.ws, Lit(b":"), self.ws, value))
+
+    def member(self, key: Expr, value: Expr) -> Expr:
+        """An object's declared member."""
+        return self.pair(key, value)
+
+    def object(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
+        """The declared properties in their order, the required ones always, no other
+        key; with none declared, any keys (the values additionalProperties types)."""
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if not isinstance(props, Mapping) or not props:
+            if extra is False:
+                return self.enclose(b"{", b"}", None, False)
+            value = self.walk(extra, root) if isinstance(extra, Mapping) else None
+            return self.free_object(self.depth, value)
+        required = set(schema.get("required") or [])
+        members: list[tuple[Expr, bool]] = []
+        for name, sub in props.items():
+            value = self.walk(sub, root)
+            if value is None:
+                if name in required:
+                    return None
+                continue
+            members.append((self.member(self.literal(str(name)), value), name in required))
+        body = _members(members, self.comma)
+        return self.enclose(b"{", b"}", body, not any(req for _, req in members))
+
+    def free(self, depth: int | None) -> Expr:
+        """Any value, nesting at most `depth` containers (None: any number, through a
+        rule that holds itself)."""
+        if depth in self._free:
+            return self._free[depth]
+        if depth is None:
+            self._free[None] = RuleRef(_FREE_RULE)  # provisionally: the rule holds itself
+        values: list[Expr | None] = [*self.free_scalars]
+        if depth is None or depth > 0:
+            values += [self.free_object(depth), self.free_array(depth)]
+        found = self.either(values, "any value")
+        assert found is not None
+        if depth is None:
+            self.rules[_FREE_RULE] = found
+        else:
+            self._free[depth] = found
+        return self._free[depth]
+
+    def free_object(self, depth: int | None, value: Expr | None = None) -> Expr:
+        """An object of any keys; values of `value`, else of any value one container
+        less deep."""
+        if value is None:
+            value = self.free(None if depth is None else depth - 1)
+        return self.container(b"{", b"}", self.pair(self.string, value), 0, None)
+
+    def free_array(self, depth: int | None) -> Expr:
+        found = self.sequence(self.free(None if depth is None else depth - 1), 0, None)
+        assert found is not None
+        return found
+
+
+class JsonValues(_Values):
+    """JSON text valid against a schema, for a writer that spells JSON values itself.
+
+    Whitespace between tokens is JsonWs (the writer says what it allows); a local $ref
+    is followed in place (one that holds itself is refused: it nests without bound);
+    string lengths and integer bounds are kept, and a number's minimum of zero or more
+    (no sign: a cheap part of its bounds); allOf, false and an unknown type are refused
+    (refuse: the writer's error for what it cannot express)."""
+
+    ws = JsonWs()
+    string = JsonString()
+    free_scalars = (
+        JsonString(),
+        Pattern("number"),
+        Alt((Lit(b"true"), Lit(b"false"))),
+        Lit(b"null"),
+    )
+    comma = Seq((Lit(b","), JsonWs()))
+    _SCALARS: Mapping[str, Expr] = {
+        "integer": Pattern("integer"),
+        "number": Pattern("number"),
+        "boolean": Alt((Lit(b"true"), Lit(b"false"))),
+        "null": Lit(b"null"),
+    }
+
+    def __init__(self, depth: int, refuse: Callable[[str], NotImplementedError]) -> None:
+        super().__init__(depth)
+        self.refuse = refuse
+        self._active: set[str] = set()  # the references being followed
+
+    def nothing(self, what: str) -> Expr | None:
+        raise self.refuse(what)
+
+    def either(self, alts: Sequence[Expr | None], what: str) -> Expr | None:
+        found = [a for a in alts if a is not None]
+        if not found:
+            raise self.refuse(what)
+        return found[0] if len(found) == 1 else Alt(tuple(found))
+
+    def intersection(self, schema: Mapping[str, Any]) -> None:
+        raise self.refuse("allOf (an intersection of schemas)")
+
+    def ref(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
+        ref = schema["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            raise self.refuse(f"the schema reference {ref!r}")
+        if ref in self._active:
+            raise self.refuse(f"the recursive schema reference {ref!r} (unbounded nesting)")
+        target = root
+        for part in ref[2:].split("/"):
+            if not isinstance(target, Mapping) or part not in target:
+                raise self.refuse(f"the schema reference {ref!r} (not found)")
+            target = target[part]
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        self._active.add(ref)
+        try:
+            return self.walk({**target, **rest}, root)
+        finally:
+            self._active.discard(ref)
+
+    def literal(self, value: Any) -> Expr:
+        return json_literal(value)
+
+    def scalar(self, kind: Any, schema: Mapping[str, Any]) -> Expr | None:
+        if kind == "string":
+            low, high = schema.get("minLength", 0), schema.get("maxLength")
+            if (low, high) == (0, None):
+                return JsonString()
+            return Seq((Lit(b'"'), Repeat(Pattern("json_char"), low, high), Lit(b'"')))
+        if kind == "integer" and (bounds := integer_bounds(schema)) != (None, None):
+            spellings = integer_spellings(*bounds)
+            if not spellings:
+                raise self.refuse("an integer range with no integer in it")
+            return Integers(tuple(spellings))
+        if kind == "number":
+            low = schema.get("minimum", schema.get("exclusiveMinimum"))
+            if isinstance(low, (int, float)) and low >= 0:
+                return Pattern("unsigned_number")
+        if kind in self._SCALARS:
+            return self._SCALARS[kind]
+        if kind is None:
+            return self.free(self.depth)
+        raise self.refuse(f"the schema type {kind!r}")
+
+    def member(self, key: Expr, value: Expr) -> Expr:
+        # the whitespace after it too: the members' commas follow it directly
+        return concat([self.pair(key, value), self.ws])
+
+    def enclose(self, opener: bytes, closer: bytes, body: Expr | None, empty: bool) -> Expr:
+        if body is None:
+            return Seq((Lit(opener), self.ws, Lit(closer)))
+        return Seq((Lit(opener), self.ws, Optional_(body) if empty else body, Lit(closer)))
+
+    def container(self, opener: bytes, closer: bytes, item: Expr, low: Any, high: Any) -> Expr:
+        """Items separated by commas, each followed by whitespace."""
+        items: Expr = EMPTY
+        if high != 0:
+            more = Seq((Lit(b","), self.ws, item, self.ws))
+            rest = Repeat(more, max(low - 1, 0), None if high is None else high - 1)
+            body = Seq((item, self.ws, rest))
+            items = body if low >= 1 else Optional_(body)
+        return Seq((Lit(opener), self.ws, items, Lit(closer)))
+
+    def sequence(self, item: Expr | None, low: Any, high: Any) -> Expr | None:
+        assert item is not None
+        return self.container(b"[", b"]", item, low, high)
+
+
 # -- Python literal values -------------------------------------------------------------------
 
 PYTHON_STRING = Pattern("python_string")
@@ -71,9 +376,6 @@ _PY_COMMA = Seq((Ws(), Lit(b","), Ws()))
 _PY_TRAILING_COMMA = Optional_(Seq((Ws(), Lit(b","))))
 _PY_SEQUENCES = ((b"[", b"]"), (b"(", b")"))  # a list, or a tuple (read as a list)
 _NUMBER_KEYWORDS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-# minItems / maxItems above this are not checked: each count is written out
-COUNT_LIMIT = 16
-_FREE_RULE = "python-literal"  # any value, where values nest to any depth
 
 
 def python_strings(text: str) -> list[bytes]:
@@ -87,55 +389,7 @@ def python_strings(text: str) -> list[bytes]:
     return found
 
 
-def _enclosed(opener: bytes, closer: bytes, body: Expr | None, empty: bool) -> Expr:
-    """A container: its opener, the body (items or members; none where empty allows),
-    an optional trailing comma after them, and its closer, whitespace between tokens."""
-    if body is None:
-        return Seq((Lit(opener), Ws(), Lit(closer)))
-    inside = Seq((body, _PY_TRAILING_COMMA, Ws()))
-    return Seq((Lit(opener), Ws(), Optional_(inside) if empty else inside, Lit(closer)))
-
-
-def _counted(item: Expr, low: int, high: int | None) -> Expr | None:
-    """Items separated by commas, low to high of them (None: no item at all)."""
-    if high == 0:
-        return None
-    more: Expr = Repeat(Seq((_PY_COMMA, item)), 0)
-    if high is not None:
-        more = EMPTY
-        for _ in range(high - max(low, 1)):
-            more = Optional_(concat([_PY_COMMA, item, more]))
-    required = [Seq((_PY_COMMA, item))] * max(low - 1, 0)
-    return concat([item, *required, more])
-
-
-def _members(members: Sequence[tuple[Expr, bool]]) -> Expr | None:
-    """A dict's declared members in their order, the required ones always and the others
-    optionally, commas between (None: no member at all); as the regex export writes a
-    JSON object, each optional one before a required one written once."""
-    if not members:
-        return None
-    last_required = max((k for k, (_, req) in enumerate(members) if req), default=-1)
-    if last_required < 0:
-        # all optional: the first one present, then any of those after it
-        firsts = []
-        for k, (member, _) in enumerate(members):
-            after = [Optional_(Seq((_PY_COMMA, m))) for m, _ in members[k + 1 :]]
-            firsts.append(concat([member, *after]))
-        return union(firsts)
-    parts: list[Expr] = []
-    for k, (member, req) in enumerate(members):
-        if k < last_required:
-            item = Seq((member, _PY_COMMA))
-            parts.append(item if req else Optional_(item))
-        elif k == last_required:
-            parts.append(member)
-        else:
-            parts.append(Optional_(Seq((_PY_COMMA, member))))
-    return concat(parts)
-
-
-class PythonLiterals:
+class PythonLiterals(_Values):
     """Python literal values (json("python")) typed by a JSON Schema, as the parser reads
     them (reference/json.py's python dialect) and converts them to JSON
     (reference/pyliteral.py): strings in either quote with Python's escapes, True/False/
@@ -148,58 +402,37 @@ class PythonLiterals:
     spelling the parser decodes to it); integer bounds as JsonValue writes them;
     minItems/maxItems up to COUNT_LIMIT; a free-form value (no type, no properties)
     nests to any depth through a rule that holds itself, or at most `depth` containers.
+    A local $ref is a rule of its own; what allows no value is None.
     """
 
+    ws = Ws()
+    string = PYTHON_STRING
+    free_scalars = (PYTHON_STRING, Pattern("number"), _PY_BOOLEAN, _PY_NULL)
+    comma = _PY_COMMA
+
     def __init__(self, depth: int | None) -> None:
-        self.depth = depth
-        self.rules: dict[str, Expr] = {}
-        self._free: dict[int | None, Expr] = {}
+        super().__init__(depth)
         self._refs: dict[tuple[str, int], str] = {}
         self._memo: dict[tuple[str, int], Expr | None] = {}
 
     def value(self, schema: Any, root: Any = None) -> Expr | None:
         """A value valid against the schema (None: no value is); root: the schema that
         local $refs point into (the tool's parameters)."""
-        return self.typed(either_order(schema), schema if root is None else root)
+        return self.walk(either_order(schema), schema if root is None else root)
 
-    def typed(self, schema: Any, root: Any) -> Expr | None:
-        if schema is False:
-            return None
-        if not isinstance(schema, Mapping) or not schema:
-            return self.free(self.depth)
+    def walk(self, schema: Any, root: Any) -> Expr | None:
+        if schema is False or not isinstance(schema, Mapping) or not schema:
+            return super().walk(schema, root)
         key = (json.dumps(schema, default=str), id(root))
         if key not in self._memo:  # one expression per schema: the exports write it once
-            self._memo[key] = self._typed(schema, root)
+            self._memo[key] = self.typed(schema, root)
         return self._memo[key]
 
-    def _typed(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
-        if "$ref" in schema:
-            return self.ref(schema, root)
-        if "const" in schema:
-            return self.literal(schema["const"])
-        if isinstance(schema.get("enum"), list):
-            return union([self.literal(v) for v in schema["enum"]])
-        for key in ("anyOf", "oneOf"):
-            if isinstance(schema.get(key), list):
-                rest = {k: v for k, v in schema.items() if k != key}
-                subs = [{**rest, **s} if isinstance(s, Mapping) else s for s in schema[key]]
-                return union([self.typed(s, root) for s in subs])
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            return union([self.typed({**schema, "type": k}, root) for k in kind])
-        if kind == "object" or (kind is None and "properties" in schema):
-            return self.dict_(schema, root)
-        if kind == "array":
-            return self.sequence(schema, root)
-        if kind == "string":
-            return PYTHON_STRING
-        if kind in ("integer", "number"):
-            return JsonValue({k: schema[k] for k in _NUMBER_KEYWORDS if k in schema})
-        if kind == "boolean":
-            return _PY_BOOLEAN
-        if kind == "null":
-            return _PY_NULL
-        return self.free(self.depth)
+    def nothing(self, what: str) -> Expr | None:
+        return None
+
+    def either(self, alts: Sequence[Expr | None], what: str) -> Expr | None:
+        return union(alts)
 
     def ref(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
         """A local $ref, as a rule of its own (a schema that refers to itself nests as
@@ -213,7 +446,7 @@ class PythonLiterals:
             name = f"python-ref-{len(self._refs)}"
             self._refs[key] = name
             self.rules[name] = EMPTY  # provisionally: a reference to itself holds
-            found = self.typed(either_order({**target, **rest}), root)
+            found = self.walk(either_order({**target, **rest}), root)
             if found is None:
                 del self.rules[name]
                 return None
@@ -233,82 +466,56 @@ class PythonLiterals:
             return Alt(tuple(Lit(s) for s in python_strings(value)))
         if isinstance(value, list):
             items = _seq_with(_PY_COMMA, [self.literal(v) for v in value])
-            return Alt(tuple(_enclosed(o, c, items, False) for o, c in _PY_SEQUENCES))
+            return Alt(tuple(self.enclose(o, c, items, False) for o, c in _PY_SEQUENCES))
         if isinstance(value, Mapping):
-            members = [
-                Seq((self.literal(str(k)), Ws(), Lit(b":"), Ws(), self.literal(v)))
-                for k, v in value.items()
-            ]
-            return _enclosed(b"{", b"}", _seq_with(_PY_COMMA, members), False)
+            members = [self.member(self.literal(str(k)), self.literal(v)) for k, v in value.items()]
+            return self.enclose(b"{", b"}", _seq_with(_PY_COMMA, members), False)
         return Lit(json.dumps(value).encode())
 
-    def dict_(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
-        props = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        if not isinstance(props, Mapping) or not props:
-            if extra is False:
-                return _enclosed(b"{", b"}", None, False)
-            value = self.typed(extra, root) if isinstance(extra, Mapping) else None
-            return self.free_dict(self.depth, value)
-        required = set(schema.get("required") or [])
-        members: list[tuple[Expr, bool]] = []
-        for name, sub in props.items():
-            value = self.typed(sub, root)
-            if value is None:
-                if name in required:
-                    return None
-                continue
-            key = self.literal(str(name))
-            members.append((Seq((key, Ws(), Lit(b":"), Ws(), value)), name in required))
-        body = _members(members)
-        return _enclosed(b"{", b"}", body, not any(req for _, req in members))
+    def scalar(self, kind: Any, schema: Mapping[str, Any]) -> Expr | None:
+        if kind == "string":
+            return PYTHON_STRING
+        if kind in ("integer", "number"):
+            return JsonValue({k: schema[k] for k in _NUMBER_KEYWORDS if k in schema})
+        if kind == "boolean":
+            return _PY_BOOLEAN
+        if kind == "null":
+            return _PY_NULL
+        return self.free(self.depth)
 
-    def sequence(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
-        items = schema.get("items", {})
-        if items == {} or items is True:
-            return self.free_sequence(self.depth)
-        item = self.typed(items, root)
-        low = schema.get("minItems", 0)
-        high = schema.get("maxItems")
+    def enclose(self, opener: bytes, closer: bytes, body: Expr | None, empty: bool) -> Expr:
+        """A container: its opener, the body (items or members; none where empty allows),
+        an optional trailing comma after them, and its closer, whitespace between tokens."""
+        if body is None:
+            return Seq((Lit(opener), Ws(), Lit(closer)))
+        inside = Seq((body, _PY_TRAILING_COMMA, Ws()))
+        return Seq((Lit(opener), Ws(), Optional_(inside) if empty else inside, Lit(closer)))
+
+    def container(self, opener: bytes, closer: bytes, item: Expr, low: Any, high: Any) -> Expr:
+        return self.enclose(opener, closer, _counted(item, low, high), low == 0)
+
+    def sequence(self, item: Expr | None, low: Any, high: Any) -> Expr | None:
+        """A list or a tuple (read as a list)."""
         low = low if isinstance(low, int) and low <= COUNT_LIMIT else 0
         high = high if isinstance(high, int) and high <= COUNT_LIMIT else None
         if item is None and low:
             return None
+        # the items once for both (an export writes them once, share())
         body = None if item is None else _counted(item, low, high)
-        return union([_enclosed(o, c, body, low == 0) for o, c in _PY_SEQUENCES])
+        return union([self.enclose(o, c, body, low == 0) for o, c in _PY_SEQUENCES])
 
-    def free(self, depth: int | None) -> Expr:
-        """Any value, nesting at most `depth` containers (None: any number, through a
-        rule that holds itself)."""
-        if depth in self._free:
-            return self._free[depth]
-        if depth is None:
-            self._free[None] = RuleRef(_FREE_RULE)  # provisionally: the rule holds itself
-        values: list[Expr | None] = [PYTHON_STRING, Pattern("number"), _PY_BOOLEAN, _PY_NULL]
-        if depth is None or depth > 0:
-            values += [self.free_dict(depth), self.free_sequence(depth)]
-        found = union(values)
-        assert found is not None
-        if depth is None:
-            self.rules[_FREE_RULE] = found
-        else:
-            self._free[depth] = found
-        return self._free[depth]
 
-    def free_dict(self, depth: int | None, value: Expr | None = None) -> Expr:
-        """A dict of any string keys; values of `value`, else of any value one container
-        less deep."""
-        if value is None:
-            value = self.free(None if depth is None else depth - 1)
-        member = Seq((PYTHON_STRING, Ws(), Lit(b":"), Ws(), value))
-        return _enclosed(b"{", b"}", _counted(member, 0, None), True)
-
-    def free_sequence(self, depth: int | None) -> Expr:
-        item = self.free(None if depth is None else depth - 1)
-        body = _counted(item, 0, None)
-        found = union([_enclosed(o, c, body, True) for o, c in _PY_SEQUENCES])
-        assert found is not None
-        return found
+def _counted(item: Expr, low: int, high: int | None) -> Expr | None:
+    """Items separated by commas, low to high of them (None: no item at all)."""
+    if high == 0:
+        return None
+    more: Expr = Repeat(Seq((_PY_COMMA, item)), 0)
+    if high is not None:
+        more = EMPTY
+        for _ in range(high - max(low, 1)):
+            more = Optional_(concat([_PY_COMMA, item, more]))
+    required = [Seq((_PY_COMMA, item))] * max(low - 1, 0)
+    return concat([item, *required, more])
 
 
 def _pointed(root: Any, ref: Any) -> Any:
