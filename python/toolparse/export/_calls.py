@@ -92,11 +92,13 @@ class _Search:
         raise TypeError(f"not an expression: {e!r}")
 
 
-def _reads_back(fmt: Format, tool: Tool, begin: str, end: str) -> bool:
+def reads_back(fmt: Format, tool: Tool, text: str) -> bool:
+    """Whether the format's own parser reads the text as one call of the tool, and no
+    error."""
     from ..stream import parse
 
     tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.parameters}}]
-    message = parse(begin + "{}" + end, fmt, tools=tools, reasoning_in_prompt=False)
+    message = parse(text, fmt, tools=tools, reasoning_in_prompt=False)
     return not message.errors and [c.name for c in message.tool_calls] == [tool.name]
 
 
@@ -111,7 +113,7 @@ def json_call(fmt: Format, tool: Tool) -> tuple[str, str]:
         begin, end = before.lstrip(), after.rstrip()
         # the grammar leaves out lookaheads (a name read up to a newline, say): take the
         # first way the format's own parser reads back as this call
-        if _reads_back(fmt, tool, begin, end):
+        if reads_back(fmt, tool, begin + "{}" + end):
             return begin, end
     raise NotOneJson(
         f"format {fmt.name!r}: a call is not its tool name and one JSON value of arguments "

@@ -18,7 +18,7 @@ from typing import Any
 from .. import grammar as g
 from . import _ir as ir
 from . import _ranges
-from ._schema import PYTHON_STRING, either_order
+from ._schema import PYTHON_STRING, either_order, json_literal
 from ._text import by_length, text_automaton
 
 _JSON_RULES = {
@@ -129,9 +129,9 @@ class _Writer:
         if not isinstance(schema, Mapping):
             return "json-value"
         if "const" in schema:
-            return _string(json.dumps(schema["const"], ensure_ascii=False))
+            return self.expr(json_literal(schema["const"]))
         if "enum" in schema:
-            alts = [_string(json.dumps(v, ensure_ascii=False)) for v in schema["enum"]]
+            alts = [self.expr(json_literal(v)) for v in schema["enum"]]
             return self.rule("enum", " | ".join(alts))
         for key in ("anyOf", "oneOf"):
             if isinstance(schema.get(key), list):
@@ -168,7 +168,7 @@ class _Writer:
             return "json-object"
         required = set(schema.get("required") or [])
         members = [
-            (name, f'{_string(json.dumps(name, ensure_ascii=False))} ws ":" ws {self.schema(sub)}')
+            (name, f'{self.expr(json_literal(name))} ws ":" ws {self.schema(sub)}')
             for name, sub in props.items()
         ]
         # the properties in their declared order; each optional one may be left out

@@ -10,10 +10,9 @@ regex and is refused with NotImplementedError.  What keeps the expression small:
   state, found by eliminating the other states deepest first (linear in the markers'
   length for markers that do not overlap themselves); a stop that counts only before a
   follow text takes the follow automaton of _text.py, eliminated the same way;
-* a JSON Schema's optional properties are written without repeating the ones after them
-  where a required property follows;
-* free-form JSON (a schema with no properties) is bounded to a number of nested
-  containers, each level written once per place it can appear.
+* a JSON value a schema types is lowered by _schema.JsonValues: each optional property
+  written once, free-form JSON (a schema with no properties) bounded to a number of
+  nested containers.
 """
 
 from __future__ import annotations

@@ -142,11 +142,11 @@ class _Values:
         raise NotImplementedError
 
     def enclose(self, opener: bytes, closer: bytes, body: Expr | None, empty: bool) -> Expr:
-        """An object: its opener, its members (none where empty allows), its closer."""
+        """A container: its opener, its body (none where empty allows), its closer."""
         raise NotImplementedError
 
-    def container(self, opener: bytes, closer: bytes, item: Expr, low: Any, high: Any) -> Expr:
-        """A container of low to high items (None: no bound) between the brackets."""
+    def items(self, item: Expr, low: Any, high: Any) -> Expr | None:
+        """Low to high items (None: no bound), commas between (None: no item at all)."""
         raise NotImplementedError
 
     def sequence(self, item: Expr | None, low: Any, high: Any) -> Expr | None:
@@ -249,7 +249,7 @@ class _Values:
         less deep."""
         if value is None:
             value = self.free(None if depth is None else depth - 1)
-        return self.container(b"{", b"}", self.pair(self.string, value), 0, None)
+        return self.enclose(b"{", b"}", self.items(self.pair(self.string, value), 0, None), True)
 
     def free_array(self, depth: int | None) -> Expr:
         found = self.sequence(self.free(None if depth is None else depth - 1), 0, None)
@@ -268,19 +268,14 @@ class JsonValues(_Values):
 
     ws = JsonWs()
     string = JsonString()
-    free_scalars = (
-        JsonString(),
-        Pattern("number"),
-        Alt((Lit(b"true"), Lit(b"false"))),
-        Lit(b"null"),
-    )
-    comma = Seq((Lit(b","), JsonWs()))
     _SCALARS: Mapping[str, Expr] = {
         "integer": Pattern("integer"),
         "number": Pattern("number"),
         "boolean": Alt((Lit(b"true"), Lit(b"false"))),
         "null": Lit(b"null"),
     }
+    free_scalars = (string, _SCALARS["number"], _SCALARS["boolean"], _SCALARS["null"])
+    comma = Seq((Lit(b","), JsonWs()))
 
     def __init__(self, depth: int, refuse: Callable[[str], NotImplementedError]) -> None:
         super().__init__(depth)
@@ -350,19 +345,18 @@ class JsonValues(_Values):
             return Seq((Lit(opener), self.ws, Lit(closer)))
         return Seq((Lit(opener), self.ws, Optional_(body) if empty else body, Lit(closer)))
 
-    def container(self, opener: bytes, closer: bytes, item: Expr, low: Any, high: Any) -> Expr:
-        """Items separated by commas, each followed by whitespace."""
-        items: Expr = EMPTY
-        if high != 0:
-            more = Seq((Lit(b","), self.ws, item, self.ws))
-            rest = Repeat(more, max(low - 1, 0), None if high is None else high - 1)
-            body = Seq((item, self.ws, rest))
-            items = body if low >= 1 else Optional_(body)
-        return Seq((Lit(opener), self.ws, items, Lit(closer)))
+    def items(self, item: Expr, low: Any, high: Any) -> Expr | None:
+        """Each item followed by whitespace."""
+        if high == 0:
+            return None
+        more = Seq((Lit(b","), self.ws, item, self.ws))
+        rest = Repeat(more, max(low - 1, 0), None if high is None else high - 1)
+        return Seq((item, self.ws, rest))
 
     def sequence(self, item: Expr | None, low: Any, high: Any) -> Expr | None:
         assert item is not None
-        return self.container(b"[", b"]", item, low, high)
+        body = self.items(item, low, high)
+        return self.enclose(b"[", b"]", body, body is not None and not low >= 1)
 
 
 # -- Python literal values -------------------------------------------------------------------
@@ -491,9 +485,6 @@ class PythonLiterals(_Values):
         inside = Seq((body, _PY_TRAILING_COMMA, Ws()))
         return Seq((Lit(opener), Ws(), Optional_(inside) if empty else inside, Lit(closer)))
 
-    def container(self, opener: bytes, closer: bytes, item: Expr, low: Any, high: Any) -> Expr:
-        return self.enclose(opener, closer, _counted(item, low, high), low == 0)
-
     def sequence(self, item: Expr | None, low: Any, high: Any) -> Expr | None:
         """A list or a tuple (read as a list)."""
         low = low if isinstance(low, int) and low <= COUNT_LIMIT else 0
@@ -501,21 +492,19 @@ class PythonLiterals(_Values):
         if item is None and low:
             return None
         # the items once for both (an export writes them once, share())
-        body = None if item is None else _counted(item, low, high)
+        body = None if item is None else self.items(item, low, high)
         return union([self.enclose(o, c, body, low == 0) for o, c in _PY_SEQUENCES])
 
-
-def _counted(item: Expr, low: int, high: int | None) -> Expr | None:
-    """Items separated by commas, low to high of them (None: no item at all)."""
-    if high == 0:
-        return None
-    more: Expr = Repeat(Seq((_PY_COMMA, item)), 0)
-    if high is not None:
-        more = EMPTY
-        for _ in range(high - max(low, 1)):
-            more = Optional_(concat([_PY_COMMA, item, more]))
-    required = [Seq((_PY_COMMA, item))] * max(low - 1, 0)
-    return concat([item, *required, more])
+    def items(self, item: Expr, low: Any, high: Any) -> Expr | None:
+        if high == 0:
+            return None
+        more: Expr = Repeat(Seq((_PY_COMMA, item)), 0)
+        if high is not None:
+            more = EMPTY
+            for _ in range(high - max(low, 1)):
+                more = Optional_(concat([_PY_COMMA, item, more]))
+        required = [Seq((_PY_COMMA, item))] * max(low - 1, 0)
+        return concat([item, *required, more])
 
 
 def _pointed(root: Any, ref: Any) -> Any:

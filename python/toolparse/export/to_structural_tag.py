@@ -25,12 +25,13 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from .. import grammar as g
 from ..formats import Format
 from ..tools import Tool
 from . import _ir as ir
-from ._calls import NotOneJson, json_call, trigger
+from ._calls import NotOneJson, json_call, reads_back, trigger
 from ._gbnf import render
-from ._lower import Lowerer, has_calls
+from ._lower import Lowerer, _Ctx, has_calls
 from ._request import ANY, ONE, SOME, ZERO, ToolChoice, allowed_tools
 
 # where a tool_call tag begins and ends in the lowered grammar (bytes no format writes)
@@ -45,7 +46,7 @@ _MORE = 400  # ways looked at for other begins once one is found
 class _MarkingLowerer(Lowerer):
     """The lowering pass, with each tool call between the two marks above."""
 
-    def tag(self, node: Any, ctx: Any) -> ir.Expr | None:
+    def tag(self, node: g.Tag, ctx: _Ctx) -> ir.Expr | None:
         found = super().tag(node, ctx)
         if node.role == "tool_call" and found is not None:
             return ir.Seq((_OPEN, found, _CLOSE))
@@ -230,12 +231,10 @@ def _body_grammar(lowered: ir.Lowered, body: ir.Expr) -> str:
 
 
 def _checked(
-    fmt: Format, tools: Any, lowered: ir.Lowered, split: tuple[str, str, ir.Expr, str]
+    fmt: Format, tool: Tool, lowered: ir.Lowered, split: tuple[str, str, ir.Expr, str]
 ) -> tuple[str, str, str] | None:
     """(begin, EBNF of the body, end) where the format's parser reads a short call so
     written back as this one call, else None."""
-    from ..stream import parse
-
     before, begin, body, end = split
     sample = _shortest(lowered.rules, body, frozenset())
     if sample is None:
@@ -243,9 +242,7 @@ def _checked(
     grammar = _body_grammar(lowered, body)
     if _OPEN.text.decode() in grammar or _CLOSE.text.decode() in grammar:
         return None  # the body would hold another call
-    text = before + begin + sample + end
-    message = parse(text, fmt, tools=tools, reasoning_in_prompt=False)
-    if message.errors or [c.name for c in message.tool_calls] != [tools[0]["function"]["name"]]:
+    if not reads_back(fmt, tool, before + begin + sample + end):
         return None
     return begin, grammar, end
 
@@ -255,7 +252,6 @@ def _call_grammar(fmt: Format, tool: Tool) -> list[tuple[str, str, str]]:
     begin (alternative markers or headers, an optional prefix; whitespace aside)."""
     lowerer = _MarkingLowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
     lowered = lowerer.lower(fmt.grammar.entries["start"], (ONE,))
-    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.parameters}}]
     found: dict[str, tuple[str, str, str]] = {}
     later = []
     looked = 0
@@ -274,7 +270,7 @@ def _call_grammar(fmt: Format, tool: Tool) -> list[tuple[str, str, str]]:
         spelling = "".join(split[1].split())
         if any(spelling.endswith(known) for known in found):
             continue  # the same begin with more of the output before it
-        checked = _checked(fmt, tools, lowered, split)
+        checked = _checked(fmt, tool, lowered, split)
         if checked is not None:
             found[spelling] = checked
             if len(found) == _SPELLINGS:
@@ -282,7 +278,7 @@ def _call_grammar(fmt: Format, tool: Tool) -> list[tuple[str, str, str]]:
     if found:
         return list(found.values())
     for split in later:
-        checked = _checked(fmt, tools, lowered, split)
+        checked = _checked(fmt, tool, lowered, split)
         if checked is not None:
             return [checked]
     raise NotImplementedError(
