@@ -85,15 +85,9 @@ def _run_class(members: frozenset[int]) -> str:
 def _class_ranges(codes: set[int]) -> str:
     """Class members for these ASCII codes, runs of three or more as ranges."""
     out = []
-    ordered = sorted(codes)
-    k = 0
-    while k < len(ordered):
-        j = k
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        low, top = _class_char(chr(ordered[k])), _class_char(chr(ordered[j]))
-        out.append(low if j == k else low + top if j == k + 1 else f"{low}-{top}")
-        k = j + 1
+    for first, last in ir.code_runs(codes):
+        low, top = _class_char(chr(first)), _class_char(chr(last))
+        out.append(low if first == last else low + top if last == first + 1 else f"{low}-{top}")
     return "".join(out)
 
 

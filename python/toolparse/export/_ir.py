@@ -247,6 +247,18 @@ def share(lowered: Lowered) -> Lowered:
     return Lowered(lowered.start, {**new, **rules}, lowered.markers)
 
 
+def code_runs(codes: Iterable[int]) -> list[tuple[int, int]]:
+    """The codes in order as runs of consecutive ones, (first, last) each: a character
+    class's members, which each writer spells in its own syntax."""
+    runs: list[tuple[int, int]] = []
+    for code in sorted(set(codes)):
+        if runs and code == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], code)
+        else:
+            runs.append((code, code))
+    return runs
+
+
 def word_trie(words: Iterable[str]) -> dict[str, Any]:
     """The words' trie: a dict from each character to the trie after it; the key ""
     where a word ends."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import _ir as ir
 from ._regex import BOOLEAN, PYTHON_STRING
-from ._text import by_length
+from ._text import beginnings, by_length
 
 _META = set(r"\.+*?()|[]{}^$#&-~/\"")
 
@@ -59,17 +59,12 @@ def pattern_regex(e: ir.Expr) -> str:
 def char_class(members: Iterable[int]) -> str:
     """A character class for a set of bytes; bytes >= 0x80 stand for every non-ASCII
     character."""
-    ascii_ = sorted(b for b in members if b < 0x80)
+    ascii_ = [b for b in members if b < 0x80]
     high = any(b >= 0x80 for b in members)
-    parts = []
-    k = 0
-    while k < len(ascii_):
-        j = k
-        while j + 1 < len(ascii_) and ascii_[j + 1] == ascii_[j] + 1:
-            j += 1
-        low, top = ascii_[k], ascii_[j]
-        parts.append(f"\\x{{{low:x}}}" if low == top else f"\\x{{{low:x}}}-\\x{{{top:x}}}")
-        k = j + 1
+    parts = [
+        f"\\x{{{low:x}}}" if low == top else f"\\x{{{low:x}}}-\\x{{{top:x}}}"
+        for low, top in ir.code_runs(ascii_)
+    ]
     if high:
         parts.append("\\x{80}-\\x{10FFFF}")
     return "[" + "".join(parts) + "]"
@@ -92,17 +87,8 @@ def overlapping(texts: Iterable[str]) -> bool:
     """Whether a text can begin inside a proper prefix of one of them (a proper suffix of
     that prefix being a prefix of one): ``` and ``, for instance."""
     texts = list(texts)
-    starts = {t[:k] for t in texts for k in range(1, len(t))}
+    starts = set(beginnings(texts))
     return any(p[j:] in starts for p in starts for j in range(1, len(p)))
-
-
-def _trie(texts: Iterable[str]) -> dict[str, Any]:
-    root: dict[str, Any] = {}
-    for t in texts:
-        node = root
-        for ch in t:
-            node = node.setdefault(ch, {})
-    return root
 
 
 def _proper_prefixes(node: dict[str, Any]) -> str:
@@ -110,7 +96,7 @@ def _proper_prefixes(node: dict[str, Any]) -> str:
     trie (a regex engine that works by derivatives keeps it small)."""
     alts = []
     for ch, child in sorted(node.items()):
-        if child:
+        if any(child):  # more than the end of a text
             rest = _proper_prefixes(child)
             alts.append(escape(ch.encode()) + (f"({rest})?" if rest else ""))
     return alts[0] if len(alts) == 1 else "(" + "|".join(alts) + ")" if alts else ""
@@ -146,13 +132,13 @@ def text_chunks(texts: Iterable[str]) -> dict[str, str]:
             out["chunk"] = f"/[{first}]/ & ~/{whole}/"
         return out
     if not overlapping(texts):
-        prefix = _proper_prefixes(_trie(texts))
+        prefix = _proper_prefixes(ir.word_trie(texts))
         initials = "".join(sorted({escape(m[0].encode()) for m in texts}))
         out["starts"] = prefix
         out["prefix"] = f"/{prefix}/"
         out["chunk"] = f"/({prefix})[^{initials}]|[{first}]/ & ~/[{initials}]|{prefix}|{whole}/"
         return out
-    starts = by_length((m[:k] for m in texts for k in range(1, len(m))), longest_first=True)
+    starts = beginnings(texts, longest_first=True)
     start_re = "|".join(escape(p.encode()) for p in starts)
     out["starts"] = start_re
     out["prefix"] = f"/{start_re}/ & ~/(?s:.+)({start_re})/"

@@ -25,7 +25,7 @@ keeps what the output may be and drops what only steers the parser:
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -876,35 +876,55 @@ _KIND_SCHEMAS: dict[int, Mapping[str, Any]] = {
 }
 
 
-def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
-    """The text, other than each of the words: a beginning of a word, then a character
-    the words do not go on with there, then any text; or a beginning of a word that is
-    no word.  Both are the words' trie, the text written once after it.  The first
-    character of a stop's marker neither leaves the trie nor goes on in it (a name that
-    takes one there is refused), so that no marker has begun where the text starts; and
-    where a word goes on with a non-ASCII character, no other one leaves the trie there
-    (a character run stands for all of them or none)."""
-    firsts = {s.marker.decode("utf-8")[0] for s in text.stops}
-    trie = word_trie(words)
+def _other_than(
+    trie: dict[str, Any],
+    nexts: Callable[[dict[str, Any], int], list[str]],
+    leave: Callable[[dict[str, Any], int], frozenset[int]],
+    tail: Expr,
+    empty: bool,
+) -> Expr | None:
+    """A name other than each of the words of a trie: a beginning of a word, then a
+    character the words do not go on with there (one of leave(place, depth)), then any
+    tail; or a beginning of a word that is no word (the empty one where empty allows).
+    Both are the trie, the tail written once after it; nexts(place, depth): the
+    characters the name may go on with in the trie."""
 
-    def leaving(place: dict[str, Any]) -> Expr | None:
-        taken = {ch for ch in place if ch} | firsts
-        leave = set(range(0x80)) - {ord(ch) for ch in taken if ord(ch) < 0x80}
-        if not any(ord(ch) >= 0x80 for ch in taken):
-            leave.add(0x80)  # any non-ASCII character
-        alts = [seq([Lit(ch.encode()), leaving(place[ch])]) for ch in _nexts(place, firsts)]
-        # one character of the run leaves the trie; the text after it takes any more
-        return union([*alts, CharRun(frozenset(leave), True) if leave else None])
+    def leaving(place: dict[str, Any], depth: int) -> Expr | None:
+        alts = [
+            seq([Lit(ch.encode()), leaving(place[ch], depth + 1)]) for ch in nexts(place, depth)
+        ]
+        left = leave(place, depth)
+        return union([*alts, CharRun(left, True) if left else None])
 
-    def ending(place: dict[str, Any], at_start: bool) -> Expr | None:
-        alts = [seq([Lit(ch.encode()), ending(place[ch], False)]) for ch in _nexts(place, firsts)]
-        if "" not in place and not (at_start and text.min1):
+    def ending(place: dict[str, Any], depth: int) -> Expr | None:
+        alts = [seq([Lit(ch.encode()), ending(place[ch], depth + 1)]) for ch in nexts(place, depth)]
+        if "" not in place and (depth > 0 or empty):
             alts.append(EMPTY)
         return union(alts)
 
-    left = leaving(trie)
-    then_text = None if left is None else seq([left, Text(text.stops, False)])
-    return union([then_text, ending(trie, True)])
+    left = leaving(trie, 0)
+    return union([None if left is None else seq([left, tail]), ending(trie, 0)])
+
+
+def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
+    """The text, other than each of the words (_other_than).  The first character of a
+    stop's marker neither leaves the trie nor goes on in it (a name that takes one there
+    is refused), so that no marker has begun where the text starts; and where a word
+    goes on with a non-ASCII character, no other one leaves the trie there (a character
+    run stands for all of them or none)."""
+    firsts = {s.marker.decode("utf-8")[0] for s in text.stops}
+
+    def nexts(place: dict[str, Any], depth: int) -> list[str]:
+        return sorted(ch for ch in place if ch and ch not in firsts)
+
+    def leave(place: dict[str, Any], depth: int) -> frozenset[int]:
+        taken = {ch for ch in place if ch} | firsts
+        out = set(range(0x80)) - {ord(ch) for ch in taken if ord(ch) < 0x80}
+        if not any(ord(ch) >= 0x80 for ch in taken):
+            out.add(0x80)  # any non-ASCII character
+        return frozenset(out)
+
+    return _other_than(word_trie(words), nexts, leave, Text(text.stops, False), not text.min1)
 
 
 def _identifier_runs(e: Expr | None) -> tuple[CharRun, CharRun] | None:
@@ -922,40 +942,19 @@ def _identifier_runs(e: Expr | None) -> tuple[CharRun, CharRun] | None:
 
 
 def _not_identifiers(first: CharRun, rest: CharRun, words: Sequence[str]) -> Expr | None:
-    """A name of the two runs (_identifier_runs) other than each of the words, as
-    _not_words writes a text: the words' trie, left by a character the words do not go
-    on with there (then any more of the rest), or a beginning of a word that is no
-    word."""
-    trie = word_trie(w for w in words if w.isascii())
-
-    def allowed(depth: int) -> frozenset[int]:
-        return first.members if depth == 0 else rest.members
+    """A name of the two runs (_identifier_runs) other than each of the words
+    (_other_than): its first character from the first run, the others from the rest."""
 
     def nexts(place: dict[str, Any], depth: int) -> list[str]:
-        return sorted(ch for ch in place if ch and ord(ch) in allowed(depth))
+        allowed = first.members if depth == 0 else rest.members
+        return sorted(ch for ch in place if ch and ord(ch) in allowed)
 
-    def leaving(place: dict[str, Any], depth: int) -> Expr | None:
-        taken = {ord(ch) for ch in place if ch}
-        leave = allowed(depth) - taken
-        alts = [
-            seq([Lit(ch.encode()), leaving(place[ch], depth + 1)]) for ch in nexts(place, depth)
-        ]
-        # one character of the run leaves the trie; the rest after it takes any more
-        return union([*alts, CharRun(frozenset(leave), True) if leave else None])
+    def leave(place: dict[str, Any], depth: int) -> frozenset[int]:
+        allowed = first.members if depth == 0 else rest.members
+        return allowed - {ord(ch) for ch in place if ch}
 
-    def ending(place: dict[str, Any], depth: int) -> Expr | None:
-        alts = [seq([Lit(ch.encode()), ending(place[ch], depth + 1)]) for ch in nexts(place, depth)]
-        if "" not in place and depth > 0:
-            alts.append(EMPTY)
-        return union(alts)
-
-    left = leaving(trie, 0)
-    then_rest = None if left is None else seq([left, CharRun(rest.members, False)])
-    return union([then_rest, ending(trie, 0)])
-
-
-def _nexts(place: dict[str, Any], firsts: set[str]) -> list[str]:
-    return sorted(ch for ch in place if ch and ch not in firsts)
+    trie = word_trie(w for w in words if w.isascii())
+    return _other_than(trie, nexts, leave, CharRun(rest.members, False), False)
 
 
 def has_calls(fmt: Format) -> bool:

@@ -27,7 +27,7 @@ from . import _ir as ir
 from . import _ranges
 from ._patterns import pattern_derive, pattern_nullable, run_steps
 from ._schema import JsonValues, either_order
-from ._text import WS_CHARS, by_length, text_automaton
+from ._text import WS_CHARS, beginnings, text_automaton
 
 # a typed boolean in any case (TRUE, False), as the parser reads it
 BOOLEAN = r"[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]"
@@ -75,17 +75,11 @@ def _set(chars: Iterable[str], negated: bool = False) -> _R:
         (ch,) = members
         return _R(_char(ch, False), _ATOM, members)
     body = []
-    ordered = sorted(members)
-    k = 0
-    while k < len(ordered):
-        j = k
-        while j + 1 < len(ordered) and ord(ordered[j + 1]) == ord(ordered[j]) + 1:
-            j += 1
-        if j - k >= 2:
-            body.append(f"{_char(ordered[k], True)}-{_char(ordered[j], True)}")
+    for low, high in ir.code_runs(ord(c) for c in members):
+        if high - low >= 2:
+            body.append(f"{_char(chr(low), True)}-{_char(chr(high), True)}")
         else:
-            body.extend(_char(c, True) for c in ordered[k : j + 1])
-        k = j + 1
+            body.extend(_char(chr(c), True) for c in range(low, high + 1))
     return _R(f"[{'^' if negated else ''}{''.join(body)}]", _ATOM, members, negated)
 
 
@@ -201,7 +195,7 @@ Automaton = tuple[dict[tuple[Any, Any], _R], list[Any], list[str]]
 def _marker_automaton(markers: set[str]) -> Automaton:
     """The markers' automaton: a state per beginning of a marker read so far, an edge
     per character of the markers that completes none."""
-    states = by_length(m[:k] for m in markers for k in range(len(m)))
+    states = ["", *beginnings(markers)]
     alphabet = sorted({c for m in markers for c in m})
     edges: dict[tuple[Any, Any], _R] = {}
     for p in states:

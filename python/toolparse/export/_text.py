@@ -19,6 +19,11 @@ def by_length(texts: Iterable[str], longest_first: bool = False) -> list[str]:
     return sorted(set(texts), key=lambda t: (-len(t) if longest_first else len(t), t))
 
 
+def beginnings(texts: Iterable[str], longest_first: bool = False) -> list[str]:
+    """The texts' beginnings, none empty and none whole, by length (by_length)."""
+    return by_length((t[:k] for t in texts for k in range(1, len(t))), longest_first)
+
+
 @dataclass(frozen=True)
 class TextStops:
     """The stops of a text, reduced to what the text may not hold.

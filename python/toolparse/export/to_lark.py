@@ -24,7 +24,7 @@ from ._patterns import goes_on, grouped_steps, pattern_first, pattern_nullable, 
 from ._regex import lexeme_writer as regex_writer
 from ._request import ToolChoice
 from ._schema import either_order
-from ._text import WS_CHARS, TextStops, by_length, text_stops
+from ._text import WS_CHARS, TextStops, beginnings, text_stops
 
 # the largest lexeme a call after a marker that is also text is written as (tried_first,
 # and alone()'s call of any tool), in characters of regex: llguidance builds a lexer
@@ -212,7 +212,7 @@ def _holds_json(e: ir.Expr, rules: Mapping[str, ir.Expr]) -> bool:
 def _cut_short(markers: Sequence[str]) -> str:
     """A lexeme of text that ends a text where the output ends with the beginning of a
     marker: a beginning of a marker that holds no marker whole."""
-    begins = sorted({m[:k] for m in markers for k in range(1, len(m))}, key=lambda b: (-len(b), b))
+    begins = beginnings(markers, longest_first=True)
     whole = "|".join(escape(m.encode()) for m in markers)
     return f"/{'|'.join(escape(b.encode()) for b in begins)}/ & ~/(?s:.*)(?:{whole})(?s:.*)/"
 
@@ -612,7 +612,7 @@ class _Writer:
         if longer:
             # the text may be a beginning of a longer head and nothing more (before a
             # stop, or at the end), which no chunk is
-            begins = by_length(h[:k] for h in longer for k in range(1, len(h)))
+            begins = beginnings(longer)
             alts.append(self.terminal(f"/{'|'.join(escape(b.encode()) for b in begins)}/", "BEGIN"))
         return alts
 
