@@ -438,31 +438,27 @@ class Writer:
             raise self.refuse("a JSON string other than a key with escapes")
         escape = _raw(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})', _CAT)
 
-        def nexts(prefix: str) -> list[str]:
-            return sorted(
-                {e[len(prefix)] for e in encoded if e.startswith(prefix) and len(e) > len(prefix)}
-            )
-
-        def leaving(prefix: str) -> _R:
+        def leaving(place: dict[str, Any]) -> _R:
             """The rest of a beginning that leaves every word at its last character."""
-            after = nexts(prefix)
+            after = sorted(c for c in place if c)
             other = _set(['"', "\\", *map(chr, range(0x20)), *after], negated=True)
-            alts = [_cat(_lit(c), leaving(prefix + c)) for c in after]
+            alts = [_cat(_lit(c), leaving(place[c])) for c in after]
             found = _alt([*alts, other, escape])
             assert found is not None
             return found
 
-        def unfinished(prefix: str) -> _R | None:
+        def unfinished(place: dict[str, Any]) -> _R | None:
             """The rest of a beginning of a word that is no word (None: there is none)."""
-            alts = [_cat(_lit(c), unfinished(prefix + c)) for c in nexts(prefix)]
+            alts = [_cat(_lit(c), unfinished(place[c])) for c in sorted(c for c in place if c)]
             alts = [a for a in alts if a is not None]
-            if prefix not in encoded:
+            if "" not in place:
                 alts.append(_EMPTY)
             return _alt(alts)
 
+        trie = ir.word_trie(encoded)
         free = _raw(f"(?:{_STRING_CHAR})*", _CAT)
-        left = _cat(leaving(""), free)
-        short = unfinished("")
+        left = _cat(leaving(trie), free)
+        short = unfinished(trie)
         body = left if short is None else _alt([left, short])
         found = _cat(_lit('"'), body, _lit('"'))
         assert found is not None
