@@ -140,9 +140,6 @@ def find_cycle(deps: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-@pytest.mark.xfail(
-    strict=True, reason="export's GBNF and structural tag writers still import each other"
-)
 def test_no_import_cycle() -> None:
     deps = _without_parents({m: {t for t, _ in ts} for m, ts in graph().items()})
     cycle = find_cycle(deps)

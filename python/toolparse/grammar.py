@@ -563,12 +563,12 @@ class _Compiler:
                 raise GrammarError(
                     f"rule {name!r}: a cut inside a lookahead (a lookahead must stay undoable)"
                 )
-        nullable = _nullable_rules(rules)
+        empty = nullable_rules(rules)
         for name, node in rules.items():
-            bad = _empty_repetition(node, nullable)
+            bad = _empty_repetition(node, empty)
             if bad is not None:
                 raise GrammarError(f"rule {name!r}: a repetition can match empty ({bad})")
-        left = {name: _left_refs(node, nullable) for name, node in rules.items()}
+        left = {name: _left_refs(node, empty) for name, node in rules.items()}
         for name in rules:
             seen: set[str] = set()
             todo = list(left[name])
@@ -709,9 +709,15 @@ def disassemble(code: list[int]) -> list[str]:
 
 
 # -- grammar analysis ----------------------------------------------------------------------
+#
+# children(), nullable() and nullable_rules() read a grammar without compiling it: the
+# compiler's checks use them, and so do the grammar exports (toolparse.export).
 
 
-def _children(node: Node) -> tuple[Node, ...]:
+def children(node: Node) -> tuple[Node, ...]:
+    """The nodes a node holds directly, in order: a sequence's items, a choice's
+    alternatives, the item of opt(), many(), a lookahead or a tag, and a recover()'s
+    item and then its handler.  A ref() holds none (its rule is a node of its own)."""
     if isinstance(node, Seq):
         return node.items
     if isinstance(node, Choice):
@@ -725,7 +731,7 @@ def _children(node: Node) -> tuple[Node, ...]:
 
 def _refs(node: Node) -> set[str]:
     found = {node.name} if isinstance(node, Ref) else set()
-    for child in _children(node):
+    for child in children(node):
         found |= _refs(child)
     return found
 
@@ -740,13 +746,13 @@ def _commits_in_lookahead(node: Node, inside: bool, rules: dict[str, Node], seen
         seen.add(node.name)
         return _commits_in_lookahead(rules[node.name], True, rules, seen)
     inside = inside or isinstance(node, Ahead)
-    return any(_commits_in_lookahead(child, inside, rules, seen) for child in _children(node))
+    return any(_commits_in_lookahead(child, inside, rules, seen) for child in children(node))
 
 
-def _nullable(node: Node, rules: dict[str, bool], handlers: bool = True) -> bool:
-    """Whether the node may match the empty string (rules: the rules' answers so far);
-    without handlers, a recover() counts by its item alone (the grammar exports drop the
-    handler)."""
+def nullable(node: Node, rules: Mapping[str, bool], handlers: bool = True) -> bool:
+    """Whether the node may match the empty string.  rules: whether each rule may (what
+    nullable_rules() gives; a rule left out counts as not).  handlers=False: a recover()
+    counts by its item alone, as the grammar exports read it (they drop the handler)."""
     if isinstance(node, Lit | Json):
         return False
     if isinstance(node, Until):
@@ -756,55 +762,56 @@ def _nullable(node: Node, rules: dict[str, bool], handlers: bool = True) -> bool
     if isinstance(node, (Ws, Cut, Eof, Opt, Ahead, Const)):
         return True
     if isinstance(node, Many):
-        return not node.at_least_one or _nullable(node.item, rules, handlers)
+        return not node.at_least_one or nullable(node.item, rules, handlers)
     if isinstance(node, Seq):
-        return all(_nullable(i, rules, handlers) for i in node.items)
+        return all(nullable(i, rules, handlers) for i in node.items)
     if isinstance(node, Choice):
-        return any(_nullable(a, rules, handlers) for a in node.alts)
+        return any(nullable(a, rules, handlers) for a in node.alts)
     if isinstance(node, Tag):
-        return _nullable(node.item, rules, handlers)
+        return nullable(node.item, rules, handlers)
     if isinstance(node, Recover):
-        item = _nullable(node.item, rules, handlers)
-        return item or (handlers and _nullable(node.handler, rules, handlers))
+        item = nullable(node.item, rules, handlers)
+        return item or (handlers and nullable(node.handler, rules, handlers))
     if isinstance(node, Ref):
         return rules.get(node.name, False)
     return False
 
 
-def _nullable_rules(rules: Mapping[str, Node], handlers: bool = True) -> dict[str, bool]:
-    """Which rules may match the empty string (a fixed point; handlers: as _nullable)."""
+def nullable_rules(rules: Mapping[str, Node], handlers: bool = True) -> dict[str, bool]:
+    """Whether each rule may match the empty string, by name (the least fixed point of
+    nullable() over the rules; handlers: as for nullable())."""
     known = dict.fromkeys(rules, False)
     changed = True
     while changed:
         changed = False
         for name, node in rules.items():
-            if not known[name] and _nullable(node, known, handlers):
+            if not known[name] and nullable(node, known, handlers):
                 known[name] = changed = True
     return known
 
 
-def _empty_repetition(node: Node, nullable: dict[str, bool]) -> str | None:
-    if isinstance(node, Many) and _nullable(node.item, nullable):
+def _empty_repetition(node: Node, empty: Mapping[str, bool]) -> str | None:
+    if isinstance(node, Many) and nullable(node.item, empty):
         return repr(node.item)
-    for child in _children(node):
-        found = _empty_repetition(child, nullable)
+    for child in children(node):
+        found = _empty_repetition(child, empty)
         if found is not None:
             return found
     return None
 
 
-def _left_refs(node: Node, nullable: dict[str, bool]) -> set[str]:
+def _left_refs(node: Node, empty: Mapping[str, bool]) -> set[str]:
     """Rules that node may call before consuming any input."""
     if isinstance(node, Ref):
         return {node.name}
     if isinstance(node, Seq):
         found: set[str] = set()
         for item in node.items:
-            found |= _left_refs(item, nullable)
-            if not _nullable(item, nullable):
+            found |= _left_refs(item, empty)
+            if not nullable(item, empty):
                 break
         return found
     found = set()
-    for child in _children(node):
-        found |= _left_refs(child, nullable)
+    for child in children(node):
+        found |= _left_refs(child, empty)
     return found

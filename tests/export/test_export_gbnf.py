@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from engines import FIXTURES_DIR
 from helpers import WEATHER_TOOL
 from toolparse import export
-from toolparse.export import _ir as toolparse_export
+from toolparse.export import _lower as toolparse_export
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
-from toolparse.export._regex import text_automaton
+from toolparse.export._text import text_automaton
 from toolparse.export.to_gbnf import render
 from toolparse.formats import get_format
 from toolparse.grammar import stop

@@ -20,7 +20,8 @@ import toolparse
 from engines import FIXTURES_DIR, Fixture, load_fixtures
 from helpers import WEATHER_TOOL
 from toolparse import export
-from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text, has_calls
+from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
+from toolparse.export._lower import has_calls
 from toolparse.export.to_lark import _JSON_OPTIONS, _slashes, render
 from toolparse.formats import get_format
 from toolparse.grammar import Grammar, Stop, eof, seq, stop, tag, until

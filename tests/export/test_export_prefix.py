@@ -146,7 +146,7 @@ def test_a_literal_alone_refuses_the_rest_of_an_earlier_head_in_the_next_round()
 
 
 def _nodes(rules: dict[str, g.Node]) -> list[g.Node]:
-    from toolparse.export._ir import _nodes as every
+    from toolparse.export._lower import _nodes as every
 
     return every(rules)
 
@@ -244,7 +244,7 @@ def test_a_text_with_stops_refuses_the_prefixes_at_its_start(min1: bool) -> None
     import itertools
 
     from toolparse.export import _ir as ir
-    from toolparse.export.to_regex import stops_text, text_not_beginning
+    from toolparse.export._regex import stops_text, text_not_beginning
 
     stops = (g.Stop(b"<|m|>"),)
     prefixes = (ir.Seq((ir.Ws(), ir.Lit(b"to="))), ir.Lit(b"<|x"))

@@ -41,7 +41,8 @@ from helpers import WEATHER_TOOL
 from toolparse import export
 from toolparse.export import _ranges
 from toolparse.export._ir import CutShort, Lowered, Optional_, Seq, Text
-from toolparse.export.to_regex import lexeme_writer, to_regex
+from toolparse.export._regex import lexeme_writer
+from toolparse.export.to_regex import to_regex
 from toolparse.formats import get_format
 
 oc = pytest.importorskip("outlines_core")
@@ -269,9 +270,9 @@ def test_integer_bounds_from_every_draft() -> None:
 )
 def test_a_json_string_other_than_some_words(words: list[str], other: str) -> None:
     """A call object's other keys: any JSON string token but the words'."""
-    json_writer = lexeme_writer(Lowered("start")).json
+    writer = lexeme_writer(Lowered("start"))
     tokens = [json.dumps(w, ensure_ascii=False).encode() for w in words]
-    pattern = re.compile(json_writer.string_except(tokens).text)
+    pattern = re.compile(writer.string_except(tokens).text)
     for text in {other, *words, *(w + other for w in words), *(w[:-1] for w in words if w)}:
         token = json.dumps(text, ensure_ascii=False)
         assert bool(pattern.fullmatch(token)) == (text not in words), token

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..formats import Format, get_format
 
-# the writers' modules keep their names here (toolparse.export.to_lark is the module)
+# the writers, one module each under its own name (toolparse.export.to_lark is the
+# module); none imports another (what they share lies below them)
 from . import to_gbnf, to_lark, to_regex, to_structural_tag
 
 ToolChoice = str | Mapping[str, Any]

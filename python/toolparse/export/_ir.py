@@ -1,42 +1,21 @@
-"""The compiler pass shared by the exports: a format's combinator tree, specialised to a
-list of tools and a tool choice, lowered to a small context-free expression language that
-each export (Lark, GBNF, ...) renders in its own syntax.
+"""The intermediate form of the exports: a small context-free expression language that
+a format's grammar, specialised to a request's tools and tool choice, is lowered to
+(_lower.py), and that each writer (Lark, GBNF, a regex, the structural tag) prints in
+its own syntax.
 
-The format grammar is a PEG (ordered choice, possessive repetition, lookahead, cuts,
-error recovery); a constrained-decoding engine wants a context-free grammar.  The pass
-keeps what the output may be and drops what only steers the parser:
-
-* an ordered choice becomes an alternation (the union of what its alternatives accept),
-  except that a JSON string alternative after literal keys excludes those keys, and the
-  text a later alternative begins with refuses what an earlier one commits to with a cut
-  (_prefix.py), as the PEG's order does;
-* lookaheads, cuts, ends of input and error recovery handlers are dropped (the recovery
-  only matters for output that is already wrong);
-* until() becomes text that holds none of its stops (a stop with followed_by only where
-  the lookahead follows it) and does not end with the beginning of one, so that no
-  marker can be split across two texts;
-* a tool_call tag is specialised per allowed tool: the tool_name tag becomes that tool's
-  name and tool_args its arguments schema; parameter name/value pairs are specialised per
-  property, a raw value typed by the property's schema, and to a parameter the schema
-  does not declare where it allows others (a name none of the declared ones);
-* tool_choice and parallel_tool_calls restrict how many tool_call tags the output may hold
-  (none, exactly one, at least one, any), by splitting every rule by that count.
+The expressions are literals, texts that hold none of a set of stops, runs of characters,
+JSON whitespace, values and strings, sequences, alternations, repetitions, options and
+references to named rules; what the output may be, nothing that only steers a parser.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from .. import grammar as g
-from ..formats.minimax_m3 import NS as M3_NS
-from ..formats.minimax_m3 import VALUE_MAX_DEPTH as M3_MAX_DEPTH
-from ..tools import chosen_name, read_tools, schema_types
-from ._prefix import after_literals, commit_prefixes, exclusions
-
-# -- the expression language -------------------------------------------------------------
+from ._ranges import Spelling
 
 
 class Expr:
@@ -86,6 +65,13 @@ class Ws(Expr):
 
 
 @dataclass(frozen=True)
+class JsonWs(Expr):
+    """Optional whitespace between the tokens of a JSON value a schema types (JsonValues):
+    what the writer allows there (the regex export: one space, or a newline and an
+    indent)."""
+
+
+@dataclass(frozen=True)
 class JsonValue(Expr):
     """A JSON value valid against a schema."""
 
@@ -101,10 +87,20 @@ class JsonString(Expr):
 
 @dataclass(frozen=True)
 class Pattern(Expr):
-    """A scalar given by a JSON Schema type: "integer", "number", "boolean", "null"; or
-    "python_string": a Python string literal in either quote (PythonLiterals)."""
+    """A scalar given by a JSON Schema type: "integer", "number", "boolean" (in any
+    case), "null"; "python_string": a Python string literal in either quote
+    (PythonLiterals); in a JSON value a schema types (JsonValues), "json_char": one
+    character of a JSON string (an escape included), "unsigned_number": a number with no
+    sign."""
 
     kind: str
+
+
+@dataclass(frozen=True)
+class Integers(Expr):
+    """An integer in a range, as JSON writes it: the range's spellings (_ranges.py)."""
+
+    spellings: tuple[Spelling, ...]
 
 
 @dataclass(frozen=True)
@@ -119,8 +115,12 @@ class Alt(Expr):
 
 @dataclass(frozen=True)
 class Repeat(Expr):
+    """The item min to max times (max None: any number; the lowering writes min 0 or 1
+    and no max, a JSON value a schema types a count)."""
+
     item: Expr
-    min: int  # 0 or 1
+    min: int
+    max: int | None = None
 
 
 @dataclass(frozen=True)
@@ -145,207 +145,12 @@ class Lowered:
     markers: tuple[str, ...] = ()
 
 
-# -- tools and tool choice -----------------------------------------------------------------
-
-ToolChoice = str | Mapping[str, Any]
-
-# how many tool_call tags an expression must hold
-Count = Literal["any", "zero", "one", "some"]
-ANY: Count = "any"
-ZERO: Count = "zero"
-ONE: Count = "one"
-SOME: Count = "some"
+# -- building expressions --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Tool:
-    name: str
-    schema: Mapping[str, Any]
-    # stands for every tool the list leaves out: the name is what the format's name
-    # pattern reads, the arguments any object (what the parser reads as a call's)
-    any_name: bool = False
-
-
-ANY_TOOL = Tool("", {"type": "object"}, any_name=True)
-
-
-def _function(tool: Mapping[str, Any]) -> Mapping[str, Any]:
-    fn = tool.get("function", tool)
-    if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
-        raise ValueError(f"not a tool definition: {tool!r}")
-    return fn
-
-
-_DEFS = ("$defs", "definitions")
-_SUBSCHEMAS = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-
-
-def either_order(schema: Any) -> Any:
-    """The schema with each object's properties also taken in sorted order.
-
-    A grammar engine may take an object's properties only in the order the schema lists
-    them (llguidance does: its docs/json_schema.md, "Property order", and no option
-    changes it; the GBNF export writes them so too), while a model writes them in the
-    order its chat template showed: the schema's, or sorted (Jinja's own `tojson`,
-    `json.dumps(sort_keys=True)`).  An object whose sorted order differs becomes `anyOf`
-    the two orders (definitions stay at the root, where `$ref` finds them)."""
-    if isinstance(schema, list):
-        return [either_order(s) for s in schema]
-    if not isinstance(schema, Mapping):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "properties" and isinstance(value, Mapping):
-            out[key] = {name: either_order(sub) for name, sub in value.items()}
-        elif key in _DEFS and isinstance(value, Mapping):
-            out[key] = {name: either_order(sub) for name, sub in value.items()}
-        elif key in _SUBSCHEMAS or key in _SCHEMA_LISTS:
-            out[key] = either_order(value)
-        else:
-            out[key] = value
-    props = out.get("properties")
-    if not isinstance(props, Mapping) or list(props) == sorted(props):
-        return out
-    defs = {k: out.pop(k) for k in _DEFS if k in out}
-    ordered = {**out, "properties": dict(sorted(props.items()))}
-    return {"anyOf": [out, ordered], **defs}
-
-
-def tool_list(tools: Sequence[Mapping[str, Any]]) -> list[Tool]:
-    return [Tool(tool.name, tool.parameters) for tool in read_tools(tools)]
-
-
-def allowed_tools(
-    tools: Sequence[Mapping[str, Any]], tool_choice: ToolChoice, parallel_tool_calls: bool
-) -> tuple[list[Tool], tuple[Count, ...]]:
-    """The tools a call may name and how many calls the output may hold (the union of
-    the counts listed)."""
-    listed = tool_list(tools)
-    if isinstance(tool_choice, Mapping):
-        name = chosen_name(tool_choice)
-        chosen = [t for t in listed if t.name == name]
-        if not chosen:
-            raise ValueError(f"tool_choice names {name!r}, which is not in tools")
-        return chosen, (SOME,) if parallel_tool_calls else (ONE,)
-    if tool_choice == "none" or (not listed and tool_choice == "auto"):
-        return [], (ZERO,)
-    if not listed:
-        raise ValueError(f"tool_choice={tool_choice!r} with no tools")
-    if tool_choice == "auto":
-        return listed, (ANY,) if parallel_tool_calls else (ZERO, ONE)
-    if tool_choice == "required":
-        return listed, (SOME,) if parallel_tool_calls else (ONE,)
-    raise ValueError(
-        f"tool_choice must be 'auto', 'none', 'required' or a named tool: {tool_choice!r}"
-    )
-
-
-# -- the pass --------------------------------------------------------------------------------
-
-_EOF = "<eof>"  # not a role: marks what holds an eof()
-_ARG_ROLES = frozenset({"tool_args", "param_name", "param_value"})
-_SCALAR_TYPES = ("integer", "number", "boolean", "null")
-_TEXT_ROLES = frozenset({"content", "reasoning"})
-
-
-@dataclass(frozen=True)
-class _Ctx:
-    count: Count = ANY
-    tool: int | None = None  # index into the allowed tools
-    param: str | None = None  # the property a parameter name/value pair is specialised to
-    undeclared: bool = False  # ... or a parameter the schema does not declare
-    end: bool = False  # the end of the output follows: an eof() here matches
-    # ... and nothing that may match more than the empty string comes before it: a
-    # text here may end with a marker cut short
-    last: bool = False
-
-
-def _roles(
-    node: g.Node, rule_roles: Mapping[str, frozenset[str]], closers: Collection[int] = ()
-) -> frozenset[str]:
-    found: set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, g.Tag):
-            found.add(n.role)
-            if n.role in _TEXT_ROLES:
-                found.add(_EOF)  # its text may end the output with a marker cut short
-        elif (isinstance(n, g.Eof) and not n.stopped) or id(n) in closers:
-            found.add(_EOF)
-        elif isinstance(n, g.Ref):
-            found |= rule_roles.get(n.name, frozenset())
-        # the lowering drops a recover()'s handler
-        stack.extend((n.item,) if isinstance(n, g.Recover) else g._children(n))
-    return frozenset(found)
-
-
-def _first(node: g.Node) -> g.Node:
-    while True:
-        if isinstance(node, g.Seq) and node.items:
-            node = node.items[0]
-        elif isinstance(node, g.Tag):
-            node = node.item
-        else:
-            return node
-
-
-def _nodes(rules: Mapping[str, g.Node]) -> list[g.Node]:
-    """Every node of the grammar, once."""
-    found: list[g.Node] = []
-    stack = list(rules.values())
-    seen: set[int] = set()
-    while stack:
-        n = stack.pop()
-        if id(n) not in seen:
-            seen.add(id(n))
-            found.append(n)
-            stack.extend(g._children(n))
-    return found
-
-
-def _spellings(node: g.Node) -> set[bytes]:
-    """The texts of a literal, or of a choice of literals; none for anything else."""
-    if isinstance(node, g.Lit):
-        return {node.text}
-    if isinstance(node, g.Choice) and all(isinstance(a, g.Lit) for a in node.alts):
-        return {a.text for a in node.alts if isinstance(a, g.Lit)}
-    return set()
-
-
-def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
-    """The optional closers the output leaves out only at its end: an opt() right after
-    (whitespace aside) a many() whose item commits at its opener (a block of calls), or
-    right after a text that stops only at the marker the opt() begins with (`</think>`
-    after reasoning that nothing else ends: the text runs to it or to the end; one of
-    its spellings, where it has several).  They
-    count as an end of the output (what marks eof(): rules holding one are lowered
-    apart where the output may end)."""
-    found: set[int] = set()
-    for n in nodes:
-        if not isinstance(n, g.Seq):
-            continue
-        for k, item in enumerate(n.items):
-            if not isinstance(item, g.Opt):
-                continue
-            before = [i for i in n.items[:k] if not isinstance(i, g.Ws)]
-            repeated = before[-1] if before else None
-            if isinstance(repeated, g.Many) and commit_prefixes(repeated.item, rules):
-                found.add(id(item))
-            text = _first(repeated) if repeated is not None else None
-            spellings = _spellings(_first(item.item))
-            if (
-                isinstance(text, g.Until)
-                and spellings
-                and all(s.marker.lstrip(b" \t\r\n") in spellings for s in text.stops)
-                and not any(s.follow for s in text.stops)
-            ):
-                found.add(id(item))
-    return found
-
-
-def _seq(items: Sequence[Expr | None]) -> Expr | None:
+def seq(items: Sequence[Expr | None]) -> Expr | None:
+    """A sequence, nested ones flattened (one item: the item itself); None where an item
+    is None (matches nothing)."""
     out: list[Expr] = []
     for item in items:
         if item is None:
@@ -357,7 +162,16 @@ def _seq(items: Sequence[Expr | None]) -> Expr | None:
     return out[0] if len(out) == 1 else Seq(tuple(out))
 
 
-def _alt(alts: Sequence[Expr | None]) -> Expr | None:
+def concat(items: Sequence[Expr]) -> Expr:
+    """A sequence of expressions that each match something, nested ones flattened."""
+    found = seq(items)
+    assert found is not None
+    return found
+
+
+def union(alts: Sequence[Expr | None]) -> Expr | None:
+    """An alternation of the alternatives that are not None (nested ones flattened, each
+    once); None where none is left."""
     out: list[Expr] = []
     for a in alts:
         if a is None:
@@ -370,1133 +184,16 @@ def _alt(alts: Sequence[Expr | None]) -> Expr | None:
     return out[0] if len(out) == 1 else Alt(tuple(out))
 
 
-def concat(items: Sequence[Expr]) -> Expr:
-    """A sequence, nested ones flattened."""
-    found = _seq(items)
-    assert found is not None
-    return found
-
-
-def union(alts: Sequence[Expr | None]) -> Expr | None:
-    """An alternation of the alternatives that are not None (nested ones flattened, each
-    once); None where none is left."""
-    return _alt(alts)
-
-
-def _text_rounds(item: g.Node, rules: Mapping[str, g.Node]) -> tuple[g.Until, list[g.Node]] | None:
-    """A repeated choice's one text alternative (directly, through tags and rules, or
-    one alternative of a choice among its alternatives) and all its alternatives in
-    their order, that one's choice opened (the text among them)."""
-    choice = _bare_text(item, rules)
-    if not isinstance(choice, g.Choice):
-        return None
-    texts: list[g.Until] = []
-    parts: list[g.Node] = []
-    for alt in choice.alts:
-        inner = _bare_text(alt, rules)
-        opened = list(inner.alts) if isinstance(inner, g.Choice) else [alt]
-        found = [_bare_text(p, rules) for p in opened]
-        if isinstance(inner, g.Until) or (
-            isinstance(inner, g.Choice) and sum(isinstance(f, g.Until) for f in found) == 1
-        ):
-            texts += [f for f in found if isinstance(f, g.Until)]
-            parts += opened
-        else:
-            parts.append(alt)
-    return (texts[0], parts) if len(texts) == 1 else None
-
-
-def _bare_text(n: g.Node, rules: Mapping[str, g.Node]) -> g.Node:
-    """n through rules and the tags of text (a call's tags specialise what they hold)."""
-    while isinstance(n, g.Ref) or (isinstance(n, g.Tag) and n.role in _TEXT_ROLES):
-        n = n.item if isinstance(n, g.Tag) else rules[n.name]
-    return n
-
-
-def _alts(e: Expr | None) -> tuple[Expr, ...]:
-    """An expression's alternatives (itself where it is no alternation)."""
+def alternatives(e: Expr | None) -> tuple[Expr, ...]:
+    """An expression's alternatives (itself where it is no alternation; none for None)."""
     if e is None:
         return ()
     return e.alts if isinstance(e, Alt) else (e,)
 
 
-def _empty_only(node: g.Node) -> bool:
-    """Whether the node can match nothing but the empty string."""
-    if isinstance(node, (g.Eof, g.Ahead, g.Cut, g.Const)):
-        return True
-    if isinstance(node, g.Seq):
-        return all(_empty_only(i) for i in node.items)
-    if isinstance(node, g.Tag):
-        return _empty_only(node.item)
-    return False
-
-
-def _last_nonempty(items: Sequence[g.Node]) -> int:
-    """The index of a sequence's last item that can match more than the empty string
-    (0 where none can): the output ends after it where nothing but the end follows."""
-    k = len(items) - 1
-    while k > 0 and _empty_only(items[k]):
-        k -= 1
-    return k
-
-
-def _prop_type(schema: Any) -> str | None:
-    if not isinstance(schema, Mapping):
-        return None
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return kind
-    return None
-
-
-class Lowerer:
-    """Lowers one format grammar entry for one set of allowed tools and call counts."""
-
-    def __init__(
-        self,
-        grammar: g.Grammar,
-        tools: Sequence[Tool],
-        what: str,
-        literal_depth: int | None = None,
-    ) -> None:
-        """literal_depth: how many containers a free-form Python literal value may nest
-        (None: any number, through a rule that holds itself)."""
-        self.grammar = grammar
-        self.tools = list(tools)
-        self.what = what
-        self.rules: dict[str, Expr] = {}
-        self.literals = PythonLiterals(literal_depth)
-        self._names: dict[tuple[str, _Ctx], str | None] = {}
-        self._exclude: dict[int, tuple[bytes, ...]] = {}
-        nodes = _nodes(grammar.rules)  # one walk serves both
-        self.not_first = exclusions(nodes, grammar.rules)
-        self.closers = _closers(nodes, grammar.rules)
-        roles: dict[str, frozenset[str]] = dict.fromkeys(grammar.rules, frozenset())
-        changed = True
-        while changed:
-            changed = False
-            for name, node in grammar.rules.items():
-                found = _roles(node, roles, self.closers)
-                if found != roles[name]:
-                    roles[name] = found
-                    changed = True
-        self.rule_roles = roles
-        self.nullable = g._nullable_rules(grammar.rules)
-        # as the lowering writes them: a recover() is its item (its handler is dropped)
-        self.lowered_nullable = g._nullable_rules(grammar.rules, handlers=False)
-        # a node the grammar uses in several places lowers once per context, so the
-        # exports can write it once (share())
-        self._memo: dict[tuple[int, _Ctx], Expr | None] = {}
-        self._call_free: dict[str, bool] = {}
-
-    def call_free(self, node: g.Node, active: frozenset[str] = frozenset()) -> bool:
-        """Whether node can match output holding no call other than by repeating
-        something that holds calls no times."""
-        if "tool_call" not in self.roles(node):
-            return True
-        if isinstance(node, g.Tag):
-            return node.role != "tool_call" and self.call_free(node.item, active)
-        if isinstance(node, g.Ref):
-            if node.name in active:
-                return False
-            if node.name not in self._call_free:
-                found = self.call_free(self.grammar.rules[node.name], active | {node.name})
-                self._call_free[node.name] = found
-            return self._call_free[node.name]
-        if isinstance(node, g.Seq):
-            return all(self.call_free(i, active) for i in node.items)
-        if isinstance(node, g.Choice):
-            return any(self.call_free(a, active) for a in node.alts)
-        if isinstance(node, (g.Opt, g.Many, g.Recover)):
-            return self.call_free(node.item, active)
-        return True
-
-    def unsupported(self, construct: str) -> NotImplementedError:
-        return NotImplementedError(f"{self.what}: {construct} cannot be exported")
-
-    def roles(self, node: g.Node) -> frozenset[str]:
-        return _roles(node, self.rule_roles, self.closers)
-
-    def lower(self, entry_rule: str, counts: Sequence[Count]) -> Lowered:
-        start = _alt([self.ref(entry_rule, _Ctx(count=c, end=True, last=True)) for c in counts])
-        if start is None:
-            raise ValueError(f"{self.what}: no output satisfies the tool choice")
-        self.rules = {"start": start, **self.rules, **self.literals.rules}
-        return share(Lowered("start", self.rules))
-
-    # rules
-
-    def ref(self, name: str, ctx: _Ctx) -> Expr | None:
-        roles = self.rule_roles[name]
-        if "tool_call" not in roles:
-            if ctx.count in (ONE, SOME):
-                return None
-            ctx = replace(ctx, count=ANY)
-        if ctx.tool is not None and not roles & (_ARG_ROLES | {"tool_name"}):
-            ctx = replace(ctx, tool=None, param=None, undeclared=False)
-        if not roles & {"param_name", "param_value"}:
-            ctx = replace(ctx, param=None, undeclared=False)
-        if _EOF not in roles:
-            ctx = replace(ctx, end=False, last=False)
-        key = (name, ctx)
-        if key in self._names:
-            found = self._names[key]
-            return None if found is None else RuleRef(found)
-        label = name.lower().replace("_", "-")
-        if ctx != _Ctx():
-            label += f"--{ctx.count}"
-            if ctx.tool is not None:
-                label += f"-t{ctx.tool}"
-            if ctx.param is not None or ctx.undeclared:
-                label += f"-p{len(self._names)}"
-            if ctx.end:
-                label += "-last" if ctx.last else "-end"
-        self._names[key] = label  # provisionally: a recursive reference holds
-        body = self.node(self.grammar.rules[name], ctx)
-        if body is None:
-            self._names[key] = None
-            return None
-        if ctx.end:
-            # where the end changes nothing in the rule, the rule as it is elsewhere
-            # (a regex inlines each rule it names: a copy would be written twice)
-            inner = self.ref(name, replace(ctx, end=False, last=False))
-            if isinstance(inner, RuleRef) and self.rules[inner.name] == body:
-                self._names[key] = inner.name
-                return inner
-        self.rules[label] = body
-        return RuleRef(label)
-
-    # nodes
-
-    def node(self, node: g.Node, ctx: _Ctx) -> Expr | None:
-        key = (id(node), ctx)
-        if key not in self._memo:
-            self._memo[key] = self._node(node, ctx)
-        return self._memo[key]
-
-    def _node(self, node: g.Node, ctx: _Ctx) -> Expr | None:
-        roles = self.roles(node)
-        if "tool_call" not in roles:
-            if ctx.count in (ONE, SOME):
-                return None
-            ctx = replace(ctx, count=ANY)
-        if _EOF not in roles and not isinstance(node, g.Until):
-            ctx = replace(ctx, end=False, last=False)
-        if isinstance(node, g.Ref):
-            return self.ref(node.name, ctx)
-        if isinstance(node, g.Tag):
-            return self.tag(node, ctx)
-        if isinstance(node, g.Seq):
-            return self.seq(node, ctx)
-        if isinstance(node, g.Choice):
-            return self.choice(node, ctx)
-        if isinstance(node, g.Opt):
-            found = self.member_list(node.item)
-            if found is not None:  # a call object's members: not optional, the name is not
-                return self.call_members(*found, ctx)
-            item = self.node(node.item, ctx)
-            if ctx.count in (ONE, SOME):
-                return item
-            return EMPTY if item is None else Optional_(item)
-        if isinstance(node, g.Many):
-            return self.many(node, ctx)
-        if isinstance(node, g.Recover):
-            return self.node(node.item, ctx)
-        if ctx.count in (ONE, SOME):
-            return None
-        if isinstance(node, g.Eof):
-            # the output may end here: only where the end follows (a call the end of the
-            # output cuts off is not what a model should write)
-            return EMPTY if node.stopped or ctx.end else None
-        if isinstance(node, (g.Ahead, g.Cut, g.Const)):
-            return EMPTY
-        if isinstance(node, g.Lit):
-            return Lit(node.text)
-        if isinstance(node, g.Ws):
-            return Ws()
-        if isinstance(node, g.Until):
-            text = Text(node.stops, bool(node.flags & g.UNTIL_MIN1), self.refused_first(node))
-            if not ctx.last:
-                return text
-            cut = CutShort(node.stops)
-            ended = _seq([text, Optional_(cut)])
-            return _alt([ended, cut]) if text.min1 else ended
-        if isinstance(node, g.Chars):
-            members = node.members()
-            high = {b for b in members if b >= 0x80}
-            if high and len(high) != 128:
-                raise self.unsupported("a character set holding some bytes >= 0x80")
-            return CharRun(members, node.min1, self.refused_first(node))
-        if isinstance(node, g.Json):
-            return self.json(node, ctx)
-        raise self.unsupported(f"the node {node!r}")
-
-    def per_spelling(self, node: g.Seq, lowered: Expr | None) -> Expr | None:
-        """Spellings, then a text: the text after each spelling refuses what that
-        spelling leaves of an earlier alternative's prefix (_prefix.exclusions), so the
-        sequence is written once per spelling."""
-        head = node.items[0] if node.items else None
-        if not isinstance(head, g.Choice) or not isinstance(lowered, Seq):
-            return lowered
-        spellings = [a.text for a in head.alts if isinstance(a, g.Lit)]
-        if not spellings or (id(node), spellings[0]) not in self.not_first:
-            return lowered
-        first, text, *rest = lowered.items
-        if first != _alt([Lit(t) for t in spellings]) or not isinstance(text, (Text, CharRun)):
-            return lowered
-        alts = []
-        for spelling in spellings:
-            refused = tuple(self.pattern(p) for p in self.not_first[id(node), spelling])
-            alts.append(Seq((Lit(spelling), replace(text, not_first=refused), *rest)))
-        return _alt(alts)
-
-    def refused_first(self, node: g.Node) -> tuple[Expr, ...]:
-        """What a text or run may not begin with (_prefix.exclusions), lowered."""
-        return tuple(self.pattern(p) for p in self.not_first.get(id(node), ()))
-
-    def pattern(self, node: g.Node) -> Expr:
-        """A prefix pattern: literals, whitespace, runs, sequences, choices, options."""
-        if isinstance(node, g.Lit):
-            return Lit(node.text)
-        if isinstance(node, g.Ws):
-            return Ws()
-        if isinstance(node, g.Chars):
-            return CharRun(node.members(), node.min1)
-        if isinstance(node, g.Opt):
-            return Optional_(self.pattern(node.item))
-        if isinstance(node, g.Seq):
-            return _seq([self.pattern(i) for i in node.items]) or EMPTY
-        assert isinstance(node, g.Choice)
-        return _alt([self.pattern(a) for a in node.alts]) or EMPTY
-
-    def json(self, node: g.Json, ctx: _Ctx) -> Expr | None:
-        if node.dialect == "python":
-            # a value no schema types: an undeclared parameter's, or one outside a call
-            return self.literals.value(_KIND_SCHEMAS[node.kind])
-        if node.kind == g.JSON_STRING:
-            return JsonString(self._exclude.get(id(node), ()))
-        if node.kind == g.JSON_OBJECT:
-            return JsonValue({"type": "object"})
-        return JsonValue({})
-
-    def seq(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
-        main = self.per_spelling(node, self._seq_node(node, ctx))
-        return _alt([main, *self.seq_ends(node, ctx)])
-
-    def seq_ends(self, node: g.Seq, ctx: _Ctx) -> list[Expr | None]:
-        """Where the output ends (ctx.last) and items that may match nothing close the
-        sequence: the sequence up to each item before them, that item last (the output
-        ends after it; the items after it match nothing).  An item is lowered as last
-        only there, so that what it may leave open at the end (a text's marker cut
-        short, a closer) is not left open before more output."""
-        items = node.items
-        if not ctx.last or ctx.count not in (ANY, ZERO):
-            return []
-        tail = _last_nonempty(items)
-        first = tail
-        while first > 0 and g._nullable(items[first], self.lowered_nullable, handlers=False):
-            first -= 1
-        ends: list[Expr | None] = []
-        for k in range(first, tail):
-            here = self.item(items, k, ctx)
-            if here == self.item(items, k, replace(ctx, last=False)):
-                continue  # the same as in the sequence, the items after it left empty
-            before = [
-                self.item(items, j, replace(ctx, end=ctx.end and j >= first, last=False))
-                for j in range(k)
-            ]
-            ends.append(_seq([*before, here]))
-        return ends
-
-    def _seq_node(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
-        items = node.items
-        if ctx.param is None and not ctx.undeclared and ctx.tool is not None:
-            has = [self.roles(i) & {"param_name", "param_value"} for i in items]
-            names = any("param_name" in h for h in has)
-            values = any("param_value" in h for h in has)
-            if names and values and not any(len(h) == 2 for h in has):
-                return self.per_param(node, ctx)
-        inner = replace(ctx, end=False, last=False)
-        # the end of the output may follow an item where all after it may match nothing,
-        # and it is last where all after it can match nothing else
-        last = len(items) - 1
-        while last > 0 and g._nullable(items[last], self.nullable):
-            last -= 1
-        tail = _last_nonempty(items)
-
-        def at(k: int, c: _Ctx) -> _Ctx:
-            return replace(c, end=ctx.end and k >= last, last=ctx.last and k >= tail)
-
-        if ctx.count in (ANY, ZERO):
-            return _seq([self.item(items, k, at(k, ctx)) for k in range(len(items))])
-        # ONE / SOME: the calls come from one item; those before it hold none, those
-        # after it none (ONE) or any (SOME)
-        after: Count = ZERO if ctx.count == ONE else ANY
-        alts = []
-        for k, item in enumerate(items):
-            if "tool_call" not in self.roles(item):
-                continue
-            before = [self.item(items, j, replace(inner, count=ZERO)) for j in range(k)]
-            here = self.item(items, k, at(k, ctx))
-            rest = [
-                self.item(items, j, at(j, replace(ctx, count=after)))
-                for j in range(k + 1, len(items))
-            ]
-            alts.append(_seq([*before, here, *rest]))
-        return _alt(alts)
-
-    def item(self, items: Sequence[g.Node], k: int, ctx: _Ctx) -> Expr | None:
-        """items[k] of a sequence.  The optional closer of a block of calls (opt(close)
-        right after many(call), where each call commits at its opener) is required
-        unless the output ends there: the parser's many() takes every call that comes, so
-        what follows a block left open never begins with a call's opener, which a grammar
-        written as a union cannot say; a block closed before more output says it."""
-        node = items[k]
-        if id(node) in self.closers and not ctx.last and ctx.count in (ANY, ZERO):
-            assert isinstance(node, g.Opt)
-            return self.node(node.item, ctx)
-        return self.node(node, ctx)
-
-    def member_list(self, node: g.Node) -> tuple[g.Choice, tuple[g.Node, ...]] | None:
-        """The members of a JSON call object in any order, as json_call writes them (a
-        member, then many(separator, member)), whose members hold the tool's name: the
-        member choice and the separator's items; else None."""
-        if not (isinstance(node, g.Seq) and len(node.items) == 2):
-            return None
-        member, more = node.items
-        if not (isinstance(member, g.Choice) and isinstance(more, g.Many)):
-            return None
-        again = more.item
-        if not (isinstance(again, g.Seq) and again.items and again.items[-1] is member):
-            return None
-        if not any("tool_name" in self.roles(alt) for alt in member.alts):
-            return None
-        return member, again.items[:-1]
-
-    def call_members(
-        self, member: g.Choice, separator: tuple[g.Node, ...], ctx: _Ctx
-    ) -> Expr | None:
-        """A call object's members as the event builder takes them: the name once, the
-        arguments at most once, any other key any number of times, in any order (a call
-        with no name, two names or two sets of arguments is invalid)."""
-        kinds: dict[str, list[Expr | None]] = {"name": [], "args": [], "other": []}
-        self.exclude_keys(member.alts)
-        for alt in member.alts:
-            roles = self.roles(alt)
-            kind = "name" if "tool_name" in roles else "args" if "tool_args" in roles else "other"
-            kinds[kind].append(self.node(alt, ctx))
-        name, args, other = (_alt(kinds[k]) for k in ("name", "args", "other"))
-        sep = _seq([self.node(item, ctx) for item in separator])
-        if name is None or sep is None:
-            return None
-        other_sep, sep_other = _seq([other, sep]), _seq([sep, other])
-        before = EMPTY if other_sep is None else Repeat(other_sep, 0)
-        after = EMPTY if sep_other is None else Repeat(sep_other, 0)
-        # the others before, between and after the two written once each where the two
-        # orders allow it: a regex writes every member out in full
-        if args is None:
-            return _seq([before, name, after])
-        then_args = _seq([after, sep, args])
-        assert then_args is not None  # each of them matches something
-        name_first = _seq([name, Optional_(then_args)])
-        args_first = _seq([args, after, sep, name])
-        return _seq([before, _alt([name_first, args_first]), after])
-
-    def per_param(self, node: g.Seq, ctx: _Ctx) -> Expr | None:
-        """A parameter per declared property, and one the schema does not declare where
-        it allows others with no schema of their own: the parser reads an undeclared
-        parameter as text (a string), whatever a schema for it says.  Parameters that
-        differ only in their name (string parameters, say) are one sequence with a
-        choice of names: a regex writes each value's expression out in full."""
-        assert ctx.tool is not None
-        props = self.tools[ctx.tool].schema.get("properties")
-        subs = [replace(ctx, param=p) for p in (props if isinstance(props, Mapping) else ())]
-        if self.undeclared(ctx.tool):
-            subs.append(replace(ctx, undeclared=True))
-        lowered = [[self.node(i, sub) for i in node.items] for sub in subs]
-        naming = [k for k, i in enumerate(node.items) if "param_name" in self.roles(i)]
-        if len(naming) != 1:
-            return _alt([_seq(items) for items in lowered])
-        (k,) = naming
-        by_rest: list[tuple[list[Expr | None], list[Expr | None]]] = []  # schemas: no hash
-        for items in lowered:
-            rest = [*items[:k], *items[k + 1 :]]
-            group = next((names for r, names in by_rest if r == rest), None)
-            if group is None:
-                by_rest.append((rest, [items[k]]))
-            else:
-                group.append(items[k])
-        return _alt([_seq([*rest[:k], _alt(names), *rest[k:]]) for rest, names in by_rest])
-
-    def undeclared(self, tool: int) -> bool:
-        """Whether the tool's parameters may be others than its schema declares, with no
-        schema of their own."""
-        extra = self.tools[tool].schema.get("additionalProperties", True)
-        return extra is True or extra == {}
-
-    def exclude_keys(self, alts: Sequence[g.Node]) -> None:
-        """An alternative that begins with any JSON string (an object's other keys) is
-        not one of the keys that earlier alternatives spell out."""
-        keys: list[bytes] = []
-        for alt in alts:
-            first = _first(alt)
-            if isinstance(first, g.Json) and first.kind == g.JSON_STRING and keys:
-                self._exclude[id(first)] = tuple(keys)
-            if isinstance(first, g.Lit) and len(first.text) >= 2 and first.text[:1] == b'"':
-                if first.text[-1:] == b'"':
-                    keys.append(first.text)
-
-    def choice(self, node: g.Choice, ctx: _Ctx) -> Expr | None:
-        alts = []
-        self.exclude_keys(node.alts)
-        for alt in node.alts:
-            if ctx.count == ZERO and not self.call_free(alt):
-                # no calls: an alternative that holds none only by repeating its calls
-                # no times is left out (a call block with no call in it would let the
-                # calls through as text)
-                continue
-            alts.append(self.node(alt, ctx))
-        return _alt(alts)
-
-    def many(self, node: g.Many, ctx: _Ctx) -> Expr | None:
-        least = 1 if node.at_least_one else 0
-        if ctx.count in (ANY, ZERO):
-            inner = replace(ctx, end=False, last=False)
-            item = self.node(node.item, inner)
-            if ctx.end:
-                # the last time round may end the output (a text there may end with a
-                # marker cut short, which the round itself does not show)
-                ended = self.rounds(node, inner, least, ctx)
-                if ended is not None:
-                    return ended
-                last = self.node(node.item, ctx)
-                if last is not None and last != item:
-                    return _seq([EMPTY if item is None else Repeat(item, 0), Optional_(last)])
-            if item is None:
-                return EMPTY if least == 0 else None
-            return self.rounds(node, inner, least) or Repeat(item, least)
-        # ONE / SOME: no calls, then the first time round that holds any (one call, or
-        # at least one: a block may hold several), then none (ONE) or any (SOME)
-        inner = replace(ctx, end=False, last=False)
-        zero = self.node(node.item, replace(inner, count=ZERO))
-        first = self.node(node.item, inner)
-        after = replace(inner, count=ZERO if ctx.count == ONE else ANY)
-        rest = self.node(node.item, after)
-        before: Expr = EMPTY
-        if zero is not None:
-            before = self.rounds(node, replace(inner, count=ZERO), 0) or Repeat(zero, 0)
-        again: Expr = EMPTY
-        if rest is not None:
-            again = self.rounds(node, after, 0) or Repeat(rest, 0)
-        if not ctx.end:
-            return _seq([before, first, again])
-        # the last time round may end the output: the first, or one after it
-        first_end = self.node(node.item, replace(ctx, end=True))
-        rest_end = self.node(node.item, replace(after, end=True, last=ctx.last))
-        if first_end == first and rest_end == rest:
-            return _seq([before, first, again])
-        return _alt(
-            [
-                _seq([before, first_end]),
-                _seq([before, first, again, rest_end]),
-            ]
-        )
-
-    def rounds(self, node: g.Many, ctx: _Ctx, least: int, end: _Ctx | None = None) -> Expr | None:
-        """A repetition whose rounds may be a text: no text right after a text, as the
-        parser's text takes all it can (two texts in a row would let the second begin
-        where the first refuses to, and make a union's parse ambiguous at every byte):
-        text? (others text?)*.  None where no round is a text (one text, an
-        alternative of the repeated choice or of a choice among them) or at least one
-        round is required.  end: the context of the last time round, where the output
-        may end after it."""
-        rules = self.grammar.rules
-        split = _text_rounds(node.item, rules)
-        if split is None or least:
-            return None
-        text_node, parts = split
-        text = self.node(text_node, ctx)
-        if text is None:
-            return None
-        bare = [_bare_text(p, rules) for p in parts]
-        other = [k for k, b in enumerate(bare) if b is not text_node]
-        other_nodes = [parts[k] for k in other]
-        others = _alt([self.node(o, ctx) for o in other_nodes])
-        # where the output may end after the last time round: a text may end with a
-        # marker cut short, and a round of the others may end it in a way of its own (a
-        # block left open); both written once, after the rounds (a text's cut-short end,
-        # or a cut-short text after the others)
-        last: list[Expr | None] = []
-        if end is not None and end.last and isinstance(text, Text):
-            last.append(CutShort(text.stops))
-        if end is not None and others is not None:
-            others_end = _alt([self.node(o, end) for o in other_nodes])
-            last += [a for a in _alts(others_end) if a not in _alts(others)]
-        found = _alt(last)
-        ending = EMPTY if found is None else Optional_(found)
-        if others is None:
-            return _seq([Optional_(text), ending])
-        # text? (others text?)*: each text written twice, the others once.  A literal
-        # alone is followed by a text that may not begin with the rest of what an
-        # earlier alternative commits to after that literal (```, then
-        # `json\n[{"name":`, is a fenced list, not a fence and a text)
-        refused = after_literals(bare, rules) if isinstance(text, Text) else {}
-        plain = _alt([self.node(parts[k], ctx) for k in other if k not in refused])
-        rounds = [None if plain is None else _seq([plain, Optional_(text)])]
-        for k, more in sorted(refused.items()):
-            assert isinstance(text, Text)
-            after = replace(text, not_first=(*text.not_first, *(self.pattern(d) for d in more)))
-            rounds.append(_seq([self.node(parts[k], ctx), Optional_(after)]))
-        round_ = _alt(rounds)
-        assert round_ is not None
-        return _seq([Optional_(text), Repeat(round_, 0), ending])
-
-    # roles
-
-    def tag(self, node: g.Tag, ctx: _Ctx) -> Expr | None:
-        role = node.role
-        if role == "tool_call":
-            if ctx.count == ZERO:
-                return None
-            inner = replace(ctx, count=ANY)
-            if ctx.tool is None and self.tools:
-                calls = [replace(inner, tool=t) for t in range(len(self.tools))]
-                return _alt([self.node(node.item, c) for c in calls])
-            return self.node(node.item, inner)
-        if role == "tool_name" and ctx.count in (ANY, ZERO):
-            names = [self.tools[ctx.tool]] if ctx.tool is not None else self.tools
-            return _alt(
-                [
-                    self.node(node.item, ctx) if t.any_name else self.name(node, t.name.encode())
-                    for t in names
-                ]
-            )
-        if role == "tool_args" and ctx.count in (ANY, ZERO):
-            item = node.item
-            if isinstance(item, g.Json) and item.kind in (g.JSON_OBJECT, g.JSON_ANY):
-                if ctx.tool is not None:
-                    return JsonValue(self.tools[ctx.tool].schema)
-                if self.tools:
-                    return JsonValue({"anyOf": [t.schema for t in self.tools]})
-        if (
-            role == "param_name"
-            and ctx.tool is not None
-            and (ctx.param is not None or ctx.undeclared)
-        ):
-            return self.param_name(node, ctx)
-        if role == "param_value" and ctx.param is not None and ctx.tool is not None:
-            schema = self.tools[ctx.tool].schema
-            props = schema.get("properties") or {}
-            if node.decode == g.DECODE_MINIMAX_M3 and ctx.param in props:
-                return self.m3_value(props[ctx.param], self.node(node.item, ctx))
-            if node.decode == g.DECODE_PYTHON and ctx.param in props:
-                return self.literals.value(props[ctx.param], schema)
-            typed = self.value(node, props.get(ctx.param))
-            if typed is not None:
-                return typed
-        return self.node(node.item, ctx)
-
-    def name(self, node: g.Tag, name: bytes) -> Expr | None:
-        item = node.item
-        if isinstance(item, g.Const):
-            return EMPTY if item.text == name else None
-        if node.decode == g.DECODE_JSON_STRING:
-            return Lit(json.dumps(name.decode()).encode())
-        return Lit(name)  # raw: the name as written, whatever pattern reads it
-
-    def param_name(self, node: g.Tag, ctx: _Ctx) -> Expr | None:
-        """A declared parameter's name (ctx.param), or an undeclared one's: text as the
-        format writes a name, none of the declared ones (_not_words; None where there
-        are some and the name is not such text).  Where the tool takes undeclared
-        parameters, a declared name is spelled as _not_words spells names, a character
-        a literal: a lexer that read `city` whole could not go back to `c` when `cityx`,
-        an undeclared name, comes."""
-        assert ctx.tool is not None
-        text = self.node(node.item, ctx)
-        plain = isinstance(text, Text) and not text.not_first
-        runs = _identifier_runs(text)
-        spelled = (plain or runs is not None) and self.undeclared(ctx.tool)
-        if ctx.param is not None:
-            if spelled:
-                return _seq([Lit(ch.encode()) for ch in ctx.param]) or EMPTY
-            return self.name(node, ctx.param.encode())
-        declared = list(self.tools[ctx.tool].schema.get("properties") or {})
-        if not declared:
-            return text  # any name the format writes
-        if plain and isinstance(text, Text):
-            return _not_words(text, declared)
-        return None if runs is None else _not_identifiers(*runs, declared)
-
-    def value(self, node: g.Tag, schema: Any) -> Expr | None:
-        """A parameter value typed by its property's schema, or None to keep the
-        format's own expression."""
-        item = node.item
-        if node.decode in (
-            g.DECODE_PYTHON,
-            g.DECODE_GEMMA,
-            g.DECODE_FUNCTIONGEMMA,
-            g.DECODE_MINIMAX_M3,
-            g.DECODE_STRING,
-        ):  # the value's own notation says what it is
-            return None
-        kind = _prop_type(schema)
-        if isinstance(item, g.Json):
-            if isinstance(schema, Mapping):
-                return JsonValue(schema)
-            return None
-        if not isinstance(item, g.Until) or kind is None or kind == "string":
-            return None
-        # the parser strips the whitespace around a typed value; numbers as the schema
-        # bounds them, booleans in any case (TRUE), null as JSON spells it
-        if kind in ("integer", "number") and isinstance(schema, Mapping):
-            return Seq((Ws(), JsonValue(schema), Ws()))
-        if kind in _SCALAR_TYPES:
-            return Seq((Ws(), Pattern(kind), Ws()))
-        if kind in ("object", "array") and isinstance(schema, Mapping):
-            return Seq((Ws(), JsonValue(schema), Ws()))
-        return None
-
-    def m3_value(self, spec: Any, untyped: Expr | None, depth: int = 0) -> Expr | None:
-        """A MiniMax-M3 value (decode="minimax_m3") typed by the schema at its place, as
-        the value's decoder reads it (reference/m3value.py): a place whose types allow a
-        string is its raw text; a number, integer, boolean or null place is that value,
-        whitespace around it; an object place is its properties' child tags, an array
-        place <item> children (whitespace between them; none is an empty one), either
-        also as JSON text.  A string place, and where the schema does not say (no
-        properties or items, both object and array, a container among other types),
-        is the format's own nesting, `untyped`.  Stricter than the decoder: an object
-        takes no key its properties do not list."""
-        types = schema_types(spec)
-        if "string" in types or not types or depth >= M3_MAX_DEPTH:
-            return untyped  # raw text, nested-looking tags included
-        if all(t in _SCALAR_TYPES for t in types):
-            return _alt(
-                [
-                    Seq((Ws(), JsonValue(spec) if t in ("integer", "number") else Pattern(t), Ws()))
-                    for t in types
-                ]
-            )
-        children: list[Expr | None] = []
-        if types == ("object",) and isinstance(spec.get("properties"), Mapping):
-            for key, child in spec["properties"].items():
-                value = self.m3_value(child, untyped, depth + 1)
-                if value is not None:
-                    tags = (f"{M3_NS}<{key}>".encode(), f"{M3_NS}</{key}>".encode())
-                    children.append(Seq((Lit(tags[0]), value, Lit(tags[1]))))
-        elif types == ("array",) and isinstance(spec.get("items"), Mapping):
-            value = self.m3_value(spec["items"], untyped, depth + 1)
-            if value is not None:
-                tags = (f"{M3_NS}<item>".encode(), f"{M3_NS}</item>".encode())
-                children.append(Seq((Lit(tags[0]), value, Lit(tags[1]))))
-        else:
-            return untyped
-        tagged = _seq([Repeat(Seq((Ws(), _alt(children) or EMPTY)), 0), Ws()])
-        if not children:
-            tagged = Ws()
-        return _alt([tagged, Seq((Ws(), JsonValue(spec), Ws()))])
-
-
-# -- Python literal values -------------------------------------------------------------------
-
-# the schema of an untyped json("python") node, by its kind
-_KIND_SCHEMAS: dict[int, Mapping[str, Any]] = {
-    g.JSON_ANY: {},
-    g.JSON_STRING: {"type": "string"},
-    g.JSON_OBJECT: {"type": "object"},
-}
-PYTHON_STRING = Pattern("python_string")
-_PY_TRUE = Alt((Lit(b"True"), Lit(b"true")))
-_PY_FALSE = Alt((Lit(b"False"), Lit(b"false")))
-_PY_BOOLEAN = Alt((*_PY_TRUE.alts, *_PY_FALSE.alts))
-_PY_NULL = Alt((Lit(b"None"), Lit(b"null")))
-_PY_COMMA = Seq((Ws(), Lit(b","), Ws()))
-_PY_TRAILING_COMMA = Optional_(Seq((Ws(), Lit(b","))))
-_PY_SEQUENCES = ((b"[", b"]"), (b"(", b")"))  # a list, or a tuple (read as a list)
-_NUMBER_KEYWORDS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-# minItems / maxItems above this are not checked: each count is written out
-COUNT_LIMIT = 16
-_FREE_RULE = "python-literal"  # any value, where values nest to any depth
-
-
-def python_strings(text: str) -> list[bytes]:
-    """The spellings of a string as a Python literal, one per quote, escaped only where a
-    literal must be: the backslash, the quote, a line break."""
-    found = []
-    for quote in ("'", '"'):
-        body = text.replace("\\", "\\\\").replace(quote, "\\" + quote)
-        body = body.replace("\n", "\\n").replace("\r", "\\r")
-        found.append(f"{quote}{body}{quote}".encode())
-    return found
-
-
-def _enclosed(opener: bytes, closer: bytes, body: Expr | None, empty: bool) -> Expr:
-    """A container: its opener, the body (items or members; none where empty allows),
-    an optional trailing comma after them, and its closer, whitespace between tokens."""
-    if body is None:
-        return Seq((Lit(opener), Ws(), Lit(closer)))
-    inside = Seq((body, _PY_TRAILING_COMMA, Ws()))
-    return Seq((Lit(opener), Ws(), Optional_(inside) if empty else inside, Lit(closer)))
-
-
-def _counted(item: Expr, low: int, high: int | None) -> Expr | None:
-    """Items separated by commas, low to high of them (None: no item at all)."""
-    if high == 0:
-        return None
-    more: Expr = Repeat(Seq((_PY_COMMA, item)), 0)
-    if high is not None:
-        more = EMPTY
-        for _ in range(high - max(low, 1)):
-            more = Optional_(concat([_PY_COMMA, item, more]))
-    required = [Seq((_PY_COMMA, item))] * max(low - 1, 0)
-    return concat([item, *required, more])
-
-
-def _members(members: Sequence[tuple[Expr, bool]]) -> Expr | None:
-    """A dict's declared members in their order, the required ones always and the others
-    optionally, commas between (None: no member at all); as the regex export writes a
-    JSON object, each optional one before a required one written once."""
-    if not members:
-        return None
-    last_required = max((k for k, (_, req) in enumerate(members) if req), default=-1)
-    if last_required < 0:
-        # all optional: the first one present, then any of those after it
-        firsts = []
-        for k, (member, _) in enumerate(members):
-            after = [Optional_(Seq((_PY_COMMA, m))) for m, _ in members[k + 1 :]]
-            firsts.append(concat([member, *after]))
-        return _alt(firsts)
-    parts: list[Expr] = []
-    for k, (member, req) in enumerate(members):
-        if k < last_required:
-            item = Seq((member, _PY_COMMA))
-            parts.append(item if req else Optional_(item))
-        elif k == last_required:
-            parts.append(member)
-        else:
-            parts.append(Optional_(Seq((_PY_COMMA, member))))
-    return concat(parts)
-
-
-class PythonLiterals:
-    """Python literal values (json("python")) typed by a JSON Schema, as the parser reads
-    them (reference/json.py's python dialect) and converts them to JSON
-    (reference/pyliteral.py): strings in either quote with Python's escapes, True/False/
-    None and JSON's true/false/null, JSON's numbers, dicts, lists and tuples, each with
-    an optional trailing comma, whitespace between tokens.
-
-    A schema is read as the other exports read one: an object's declared properties in
-    their order or sorted (either_order), the required ones always, no other key; a
-    const or enum string in each quote, escaped only where it must be (not every
-    spelling the parser decodes to it); integer bounds as JsonValue writes them;
-    minItems/maxItems up to COUNT_LIMIT; a free-form value (no type, no properties)
-    nests to any depth through a rule that holds itself, or at most `depth` containers.
-    """
-
-    def __init__(self, depth: int | None) -> None:
-        self.depth = depth
-        self.rules: dict[str, Expr] = {}
-        self._free: dict[int | None, Expr] = {}
-        self._refs: dict[tuple[str, int], str] = {}
-        self._memo: dict[tuple[str, int], Expr | None] = {}
-
-    def value(self, schema: Any, root: Any = None) -> Expr | None:
-        """A value valid against the schema (None: no value is); root: the schema that
-        local $refs point into (the tool's parameters)."""
-        return self.typed(either_order(schema), schema if root is None else root)
-
-    def typed(self, schema: Any, root: Any) -> Expr | None:
-        if schema is False:
-            return None
-        if not isinstance(schema, Mapping) or not schema:
-            return self.free(self.depth)
-        key = (json.dumps(schema, default=str), id(root))
-        if key not in self._memo:  # one expression per schema: the exports write it once
-            self._memo[key] = self._typed(schema, root)
-        return self._memo[key]
-
-    def _typed(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
-        if "$ref" in schema:
-            return self.ref(schema, root)
-        if "const" in schema:
-            return self.literal(schema["const"])
-        if isinstance(schema.get("enum"), list):
-            return _alt([self.literal(v) for v in schema["enum"]])
-        for key in ("anyOf", "oneOf"):
-            if isinstance(schema.get(key), list):
-                rest = {k: v for k, v in schema.items() if k != key}
-                subs = [{**rest, **s} if isinstance(s, Mapping) else s for s in schema[key]]
-                return _alt([self.typed(s, root) for s in subs])
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            return _alt([self.typed({**schema, "type": k}, root) for k in kind])
-        if kind == "object" or (kind is None and "properties" in schema):
-            return self.dict_(schema, root)
-        if kind == "array":
-            return self.sequence(schema, root)
-        if kind == "string":
-            return PYTHON_STRING
-        if kind in ("integer", "number"):
-            return JsonValue({k: schema[k] for k in _NUMBER_KEYWORDS if k in schema})
-        if kind == "boolean":
-            return _PY_BOOLEAN
-        if kind == "null":
-            return _PY_NULL
-        return self.free(self.depth)
-
-    def ref(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
-        """A local $ref, as a rule of its own (a schema that refers to itself nests as
-        deep as it says)."""
-        target = _pointed(root, schema["$ref"])
-        if not isinstance(target, Mapping):
-            return self.free(self.depth)  # not a local schema: any value, as in GBNF
-        rest = {k: v for k, v in schema.items() if k != "$ref"}
-        key = (json.dumps(schema, default=str), id(root))
-        if key not in self._refs:
-            name = f"python-ref-{len(self._refs)}"
-            self._refs[key] = name
-            self.rules[name] = EMPTY  # provisionally: a reference to itself holds
-            found = self.typed(either_order({**target, **rest}), root)
-            if found is None:
-                del self.rules[name]
-                return None
-            self.rules[name] = found
-        name = self._refs[key]
-        return RuleRef(name) if name in self.rules else None
-
-    def literal(self, value: Any) -> Expr:
-        """A const or enum value, as Python spells it (and JSON's words)."""
-        if value is True:
-            return _PY_TRUE
-        if value is False:
-            return _PY_FALSE
-        if value is None:
-            return _PY_NULL
-        if isinstance(value, str):
-            return Alt(tuple(Lit(s) for s in python_strings(value)))
-        if isinstance(value, list):
-            items = _seq_with(_PY_COMMA, [self.literal(v) for v in value])
-            return Alt(tuple(_enclosed(o, c, items, False) for o, c in _PY_SEQUENCES))
-        if isinstance(value, Mapping):
-            members = [
-                Seq((self.literal(str(k)), Ws(), Lit(b":"), Ws(), self.literal(v)))
-                for k, v in value.items()
-            ]
-            return _enclosed(b"{", b"}", _seq_with(_PY_COMMA, members), False)
-        return Lit(json.dumps(value).encode())
-
-    def dict_(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
-        props = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        if not isinstance(props, Mapping) or not props:
-            if extra is False:
-                return _enclosed(b"{", b"}", None, False)
-            value = self.typed(extra, root) if isinstance(extra, Mapping) else None
-            return self.free_dict(self.depth, value)
-        required = set(schema.get("required") or [])
-        members: list[tuple[Expr, bool]] = []
-        for name, sub in props.items():
-            value = self.typed(sub, root)
-            if value is None:
-                if name in required:
-                    return None
-                continue
-            key = self.literal(str(name))
-            members.append((Seq((key, Ws(), Lit(b":"), Ws(), value)), name in required))
-        body = _members(members)
-        return _enclosed(b"{", b"}", body, not any(req for _, req in members))
-
-    def sequence(self, schema: Mapping[str, Any], root: Any) -> Expr | None:
-        items = schema.get("items", {})
-        if items == {} or items is True:
-            return self.free_sequence(self.depth)
-        item = self.typed(items, root)
-        low = schema.get("minItems", 0)
-        high = schema.get("maxItems")
-        low = low if isinstance(low, int) and low <= COUNT_LIMIT else 0
-        high = high if isinstance(high, int) and high <= COUNT_LIMIT else None
-        if item is None and low:
-            return None
-        body = None if item is None else _counted(item, low, high)
-        return _alt([_enclosed(o, c, body, low == 0) for o, c in _PY_SEQUENCES])
-
-    def free(self, depth: int | None) -> Expr:
-        """Any value, nesting at most `depth` containers (None: any number, through a
-        rule that holds itself)."""
-        if depth in self._free:
-            return self._free[depth]
-        if depth is None:
-            self._free[None] = RuleRef(_FREE_RULE)  # provisionally: the rule holds itself
-        values: list[Expr | None] = [PYTHON_STRING, Pattern("number"), _PY_BOOLEAN, _PY_NULL]
-        if depth is None or depth > 0:
-            values += [self.free_dict(depth), self.free_sequence(depth)]
-        found = _alt(values)
-        assert found is not None
-        if depth is None:
-            self.rules[_FREE_RULE] = found
-        else:
-            self._free[depth] = found
-        return self._free[depth]
-
-    def free_dict(self, depth: int | None, value: Expr | None = None) -> Expr:
-        """A dict of any string keys; values of `value`, else of any value one container
-        less deep."""
-        if value is None:
-            value = self.free(None if depth is None else depth - 1)
-        member = Seq((PYTHON_STRING, Ws(), Lit(b":"), Ws(), value))
-        return _enclosed(b"{", b"}", _counted(member, 0, None), True)
-
-    def free_sequence(self, depth: int | None) -> Expr:
-        item = self.free(None if depth is None else depth - 1)
-        body = _counted(item, 0, None)
-        found = _alt([_enclosed(o, c, body, True) for o, c in _PY_SEQUENCES])
-        assert found is not None
-        return found
-
-
-def _pointed(root: Any, ref: Any) -> Any:
-    """What a local $ref ("#", "#/$defs/name") points to in root (None: nothing)."""
-    if not isinstance(ref, str) or not ref.startswith("#"):
-        return None
-    target = root
-    for part in ref[2:].split("/") if ref != "#" else ():
-        target = target.get(part) if isinstance(target, Mapping) else None
-    return target
-
-
-def _seq_with(separator: Expr, items: Sequence[Expr]) -> Expr | None:
-    """The items with the separator between them (None: no item)."""
-    if not items:
-        return None
-    out: list[Expr] = [items[0]]
-    for item in items[1:]:
-        out += [separator, item]
-    return concat(out)
-
-
-def _not_words(text: Text, words: Sequence[str]) -> Expr | None:
-    """The text, other than each of the words: a beginning of a word, then a character
-    the words do not go on with there, then any text; or a beginning of a word that is
-    no word.  Both are the words' trie, the text written once after it.  The first
-    character of a stop's marker neither leaves the trie nor goes on in it (a name that
-    takes one there is refused), so that no marker has begun where the text starts; and
-    where a word goes on with a non-ASCII character, no other one leaves the trie there
-    (a character run stands for all of them or none)."""
-    firsts = {s.marker.decode("utf-8")[0] for s in text.stops}
-    trie = word_trie(words)
-
-    def leaving(place: dict[str, Any]) -> Expr | None:
-        taken = {ch for ch in place if ch} | firsts
-        leave = set(range(0x80)) - {ord(ch) for ch in taken if ord(ch) < 0x80}
-        if not any(ord(ch) >= 0x80 for ch in taken):
-            leave.add(0x80)  # any non-ASCII character
-        alts = [_seq([Lit(ch.encode()), leaving(place[ch])]) for ch in _nexts(place, firsts)]
-        # one character of the run leaves the trie; the text after it takes any more
-        return _alt([*alts, CharRun(frozenset(leave), True) if leave else None])
-
-    def ending(place: dict[str, Any], at_start: bool) -> Expr | None:
-        alts = [_seq([Lit(ch.encode()), ending(place[ch], False)]) for ch in _nexts(place, firsts)]
-        if "" not in place and not (at_start and text.min1):
-            alts.append(EMPTY)
-        return _alt(alts)
-
-    left = leaving(trie)
-    then_text = None if left is None else _seq([left, Text(text.stops, False)])
-    return _alt([then_text, ending(trie, True)])
-
-
-def _identifier_runs(e: Expr | None) -> tuple[CharRun, CharRun] | None:
-    """A name written as a run of its first characters and a run of the others, which
-    hold the first ones (a Python identifier: [A-Za-z_][A-Za-z0-9_]*), as the two runs;
-    else None."""
-    if not isinstance(e, Seq) or len(e.items) != 2:
-        return None
-    first, rest = e.items
-    if not (isinstance(first, CharRun) and isinstance(rest, CharRun)):
-        return None
-    if first.not_first or rest.not_first or not first.min1 or rest.min1:
-        return None
-    return (first, rest) if first.members <= rest.members else None
-
-
-def _not_identifiers(first: CharRun, rest: CharRun, words: Sequence[str]) -> Expr | None:
-    """A name of the two runs (_identifier_runs) other than each of the words, as
-    _not_words writes a text: the words' trie, left by a character the words do not go
-    on with there (then any more of the rest), or a beginning of a word that is no
-    word."""
-    trie = word_trie(w for w in words if w.isascii())
-
-    def allowed(depth: int) -> frozenset[int]:
-        return first.members if depth == 0 else rest.members
-
-    def nexts(place: dict[str, Any], depth: int) -> list[str]:
-        return sorted(ch for ch in place if ch and ord(ch) in allowed(depth))
-
-    def leaving(place: dict[str, Any], depth: int) -> Expr | None:
-        taken = {ord(ch) for ch in place if ch}
-        leave = allowed(depth) - taken
-        alts = [
-            _seq([Lit(ch.encode()), leaving(place[ch], depth + 1)]) for ch in nexts(place, depth)
-        ]
-        # one character of the run leaves the trie; the rest after it takes any more
-        return _alt([*alts, CharRun(frozenset(leave), True) if leave else None])
-
-    def ending(place: dict[str, Any], depth: int) -> Expr | None:
-        alts = [
-            _seq([Lit(ch.encode()), ending(place[ch], depth + 1)]) for ch in nexts(place, depth)
-        ]
-        if "" not in place and depth > 0:
-            alts.append(EMPTY)
-        return _alt(alts)
-
-    left = leaving(trie, 0)
-    then_rest = None if left is None else _seq([left, CharRun(rest.members, False)])
-    return _alt([then_rest, ending(trie, 0)])
-
-
-def word_trie(words: Iterable[str]) -> dict[str, Any]:
-    """The words' trie: a dict from each character to the trie after it; the key ""
-    where a word ends."""
-    trie: dict[str, Any] = {}
-    for word in words:
-        place = trie
-        for ch in word:
-            place = place.setdefault(ch, {})
-        place[""] = {}
-    return trie
-
-
-def _nexts(place: dict[str, Any], firsts: set[str]) -> list[str]:
-    return sorted(ch for ch in place if ch and ch not in firsts)
-
-
-def has_calls(fmt: Any) -> bool:
-    """Whether the format's grammar holds tool calls at all."""
-    lowerer = Lowerer(fmt.grammar, [], f"format {fmt.name!r}")
-    return any("tool_call" in roles for roles in lowerer.rule_roles.values())
-
-
-def lower_format(
-    fmt: Any,
-    tools: Sequence[Mapping[str, Any]],
-    tool_choice: ToolChoice = "auto",
-    parallel_tool_calls: bool = True,
-    reasoning_in_prompt: bool | None = None,
-    any_tool: bool = False,
-    literal_depth: int | None = None,
-) -> Lowered:
-    """Lower a Format's grammar (the entry the stream would start from) for these tools;
-    any_tool: and a call of any other tool (ANY_TOOL); literal_depth: as for Lowerer."""
-    allowed, counts = allowed_tools(tools, tool_choice, parallel_tool_calls)
-    if any_tool:
-        allowed = [*allowed, ANY_TOOL]
-    lowerer = Lowerer(fmt.grammar, allowed, f"format {fmt.name!r}", literal_depth)
-    lowered = lowerer.lower(fmt.grammar.entries[fmt.entry(reasoning_in_prompt)], counts)
-    lowered.markers = tuple(fmt.markers)
-    return lowered
-
-
 def children(e: Expr) -> tuple[Expr, ...]:
-    if isinstance(e, (Seq,)):
+    """The expressions an expression holds directly (a rule reference holds none)."""
+    if isinstance(e, Seq):
         return e.items
     if isinstance(e, Alt):
         return e.alts
@@ -1539,7 +236,7 @@ def share(lowered: Lowered) -> Lowered:
         elif isinstance(e, Alt):
             out = Alt(tuple(rebuild(c) for c in e.alts))
         elif isinstance(e, Repeat):
-            out = Repeat(rebuild(e.item), e.min)
+            out = Repeat(rebuild(e.item), e.min, e.max)
         else:
             assert isinstance(e, Optional_)
             out = Optional_(rebuild(e.item))
@@ -1548,3 +245,27 @@ def share(lowered: Lowered) -> Lowered:
 
     new = {name: rebuild(body, top=True) for name, body in lowered.rules.items()}
     return Lowered(lowered.start, {**new, **rules}, lowered.markers)
+
+
+def code_runs(codes: Iterable[int]) -> list[tuple[int, int]]:
+    """The codes in order as runs of consecutive ones, (first, last) each: a character
+    class's members, which each writer spells in its own syntax."""
+    runs: list[tuple[int, int]] = []
+    for code in sorted(set(codes)):
+        if runs and code == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], code)
+        else:
+            runs.append((code, code))
+    return runs
+
+
+def word_trie(words: Iterable[str]) -> dict[str, Any]:
+    """The words' trie: a dict from each character to the trie after it; the key ""
+    where a word ends."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        place = trie
+        for ch in word:
+            place = place.setdefault(ch, {})
+        place[""] = {}
+    return trie

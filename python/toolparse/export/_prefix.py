@@ -66,7 +66,7 @@ def _simple(node: g.Node, rules: Mapping[str, g.Node], seen: frozenset[str]) -> 
         item = _simple(node.item, rules, seen)
         return None if item is None else g.Opt(item)
     if isinstance(node, (g.Seq, g.Choice)):
-        items = list(g._children(node))
+        items = list(g.children(node))
         if isinstance(node, g.Seq) and items and isinstance(items[-1], g.Ahead):
             if items[-1].negate:
                 return None
@@ -257,7 +257,7 @@ class _WsEnds:
                 return True
             if not self.ends(item):
                 return False
-            if not g._nullable(item, self.nullable, handlers=False):
+            if not g.nullable(item, self.nullable, handlers=False):
                 return True
         return empty
 
@@ -296,10 +296,10 @@ def _after_ws(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
     a ws() item, or after what ends with one (where that matched nothing, after what
     came before it), or first in what is itself after whitespace.  What they match
     never begins with whitespace."""
-    ws = _WsEnds(rules, g._nullable_rules(rules, handlers=False))
+    ws = _WsEnds(rules, g.nullable_rules(rules, handlers=False))
     after: dict[int, bool] = {}
     for n in nodes:
-        for item in g._children(n):
+        for item in g.children(n):
             after[id(item)] = True
         if isinstance(n, g.Ref) and n.name in rules:
             after[id(rules[n.name])] = True
@@ -317,7 +317,7 @@ def _after_ws(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
             elif isinstance(n, g.Ref) and n.name in rules:
                 places = [(rules[n.name], here)]
             else:
-                places = [(i, here) for i in g._children(n)]
+                places = [(i, here) for i in g.children(n)]
             for item, at in places:
                 if not at and after[id(item)]:
                     after[id(item)] = False

@@ -8,26 +8,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import grammar as g
+from ..formats import Format
 from . import _ir as ir
-from ._regex import (
+from ._lexemes import (
     JSON_STRING,
     PATTERNS,
     WS,
-    WS_CHARS,
-    TextStops,
-    by_length,
     char_class,
     escape,
-    goes_on,
-    grouped_steps,
-    pattern_first,
-    pattern_nullable,
     pattern_regex,
-    run_steps,
     text_chunks,
-    text_stops,
 )
-from .to_regex import lexeme_writer as regex_writer
+from ._lower import lower_format
+from ._patterns import goes_on, grouped_steps, pattern_first, pattern_nullable, run_steps
+from ._regex import lexeme_writer as regex_writer
+from ._request import ToolChoice
+from ._schema import either_order
+from ._text import WS_CHARS, TextStops, beginnings, text_stops
 
 # the largest lexeme a call after a marker that is also text is written as (tried_first,
 # and alone()'s call of any tool), in characters of regex: llguidance builds a lexer
@@ -215,7 +212,7 @@ def _holds_json(e: ir.Expr, rules: Mapping[str, ir.Expr]) -> bool:
 def _cut_short(markers: Sequence[str]) -> str:
     """A lexeme of text that ends a text where the output ends with the beginning of a
     marker: a beginning of a marker that holds no marker whole."""
-    begins = sorted({m[:k] for m in markers for k in range(1, len(m))}, key=lambda b: (-len(b), b))
+    begins = beginnings(markers, longest_first=True)
     whole = "|".join(escape(m.encode()) for m in markers)
     return f"/{'|'.join(escape(b.encode()) for b in begins)}/ & ~/(?s:.*)(?:{whole})(?s:.*)/"
 
@@ -299,7 +296,7 @@ class _Writer:
             name = self.run(e.members)
             return name if e.min1 else name + "?"
         if isinstance(e, ir.JsonValue):
-            schema = {**ir.either_order(e.schema), "x-guidance": _JSON_OPTIONS}
+            schema = {**either_order(e.schema), "x-guidance": _JSON_OPTIONS}
             return "%json " + json.dumps(schema, ensure_ascii=False)
         if isinstance(e, ir.JsonString):
             definition = f"/{JSON_STRING}/"
@@ -615,7 +612,7 @@ class _Writer:
         if longer:
             # the text may be a beginning of a longer head and nothing more (before a
             # stop, or at the end), which no chunk is
-            begins = by_length(h[:k] for h in longer for k in range(1, len(h)))
+            begins = beginnings(longer)
             alts.append(self.terminal(f"/{'|'.join(escape(b.encode()) for b in begins)}/", "BEGIN"))
         return alts
 
@@ -777,14 +774,14 @@ def render(
 
 
 def to_lark(
-    fmt: Any,
+    fmt: Format,
     tools: Sequence[Mapping[str, Any]],
     *,
-    tool_choice: ir.ToolChoice = "auto",
+    tool_choice: ToolChoice = "auto",
     parallel_tool_calls: bool = True,
     reasoning_in_prompt: bool | None = None,
     special_tokens: Collection[str] = (),
 ) -> str:
-    lowered = ir.lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
-    every_call = ir.lower_format(fmt, tools, "auto", True, reasoning_in_prompt, any_tool=True)
+    lowered = lower_format(fmt, tools, tool_choice, parallel_tool_calls, reasoning_in_prompt)
+    every_call = lower_format(fmt, tools, "auto", True, reasoning_in_prompt, any_tool=True)
     return render(lowered, special_tokens, every_call)

@@ -5,10 +5,8 @@ that ends it, and the triggers: the texts at which a call may begin (each begin 
 with one).  Everything comes from the same lowered grammar as the Lark export.
 
 Where a call is its tool name and one JSON value of arguments between fixed texts, the
-content is the arguments' JSON Schema: the grammar of an output that holds exactly that
-one call is searched for the shortest way through it, and the literal text before and
-after the arguments becomes the begin and end (optional whitespace is left out, the first
-of alternative spellings is taken).
+content is the arguments' JSON Schema, the begin and end the literal text before and
+after the arguments (_calls.py finds them).
 
 Otherwise (XML-style parameters, Gemma notation, a channel header naming the tool, an
 index before the arguments) the content is an EBNF grammar of the call body, written by
@@ -27,111 +25,14 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from .. import grammar as g
+from ..formats import Format
+from ..tools import Tool
 from . import _ir as ir
-from . import to_gbnf as gbnf
-
-# a way through an expression: (text before the arguments, text after them or None when
-# the way holds no arguments)
-_Way = tuple[str, str | None]
-_LIMIT = 32  # ways kept per expression
-
-
-class _Search:
-    def __init__(self, lowered: ir.Lowered, args: ir.JsonValue, name: str) -> None:
-        self.rules = lowered.rules
-        self.args = args
-        self.name = name
-        self.active: set[str] = set()
-        self.memo: dict[str, list[_Way]] = {}
-
-    def ways(self, e: ir.Expr) -> list[_Way]:
-        if isinstance(e, ir.Lit):
-            return [(e.text.decode("utf-8"), None)]
-        if isinstance(e, ir.Ws):
-            return [("", None), ("\n", None)]
-        if isinstance(e, ir.JsonValue):
-            return [("", "")] if e == self.args else []
-        if isinstance(e, (ir.Text, ir.CutShort, ir.CharRun, ir.JsonString, ir.Pattern)):
-            return []
-        if isinstance(e, ir.Optional_):
-            return [("", None), *self.ways(e.item)][:_LIMIT]
-        if isinstance(e, ir.Repeat):
-            once = self.ways(e.item)
-            return ([("", None)] if e.min == 0 else []) + once[:_LIMIT]
-        if isinstance(e, ir.Alt):
-            out: list[_Way] = []
-            for a in e.alts:
-                out += self.ways(a)
-            return out[:_LIMIT]
-        if isinstance(e, ir.Seq):
-            acc: list[_Way] = [("", None)]
-            for item in e.items:
-                nxt: list[_Way] = []
-                for b1, a1 in acc:
-                    for b2, a2 in self.ways(item):
-                        if a1 is None:
-                            nxt.append((b1 + b2, a2))
-                        elif a2 is None:
-                            nxt.append((b1, a1 + b2))
-                if not nxt:
-                    return []
-                # keep a few ways with the arguments after the name, and a few without
-                with_args = [w for w in nxt if w[1] is not None]
-                with_args.sort(key=lambda w: (self.name not in w[0], len(w[1] or "")))
-                # vary the text before the arguments first: keep two ends for each
-                seen: dict[str, int] = {}
-                kept = []
-                for w in with_args:
-                    seen[w[0]] = seen.get(w[0], 0) + 1
-                    if seen[w[0]] <= 2:
-                        kept.append(w)
-                with_args = kept[: _LIMIT // 2]
-                without = [w for w in nxt if w[1] is None][: _LIMIT // 2]
-                acc = with_args + without
-            return acc
-        if isinstance(e, ir.RuleRef):
-            if e.name in self.memo:
-                return self.memo[e.name]
-            if e.name in self.active:
-                return []
-            self.active.add(e.name)
-            found = self.ways(self.rules[e.name])
-            self.active.discard(e.name)
-            self.memo[e.name] = found
-            return found
-        raise TypeError(f"not an expression: {e!r}")
-
-
-def _reads_back(fmt: Any, tool: ir.Tool, begin: str, end: str) -> bool:
-    from ..stream import parse
-
-    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.schema}}]
-    message = parse(begin + "{}" + end, fmt, tools=tools, reasoning_in_prompt=False)
-    return not message.errors and [c.name for c in message.tool_calls] == [tool.name]
-
-
-def _call_text(fmt: Any, tool: ir.Tool) -> tuple[str, str]:
-    """(begin, end) of a call of this tool, the arguments between them."""
-    lowerer = ir.Lowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
-    lowered = lowerer.lower(fmt.grammar.entries["start"], (ir.ONE,))
-    search = _Search(lowered, ir.JsonValue(tool.schema), tool.name)
-    for before, after in search.ways(ir.RuleRef(lowered.start)):
-        if after is None or tool.name not in before:
-            continue
-        begin, end = before.lstrip(), after.rstrip()
-        # the grammar leaves out lookaheads (a name read up to a newline, say): take the
-        # first way the format's own parser reads back as this call
-        if _reads_back(fmt, tool, begin, end):
-            return begin, end
-    raise _NotOneJson(
-        f"format {fmt.name!r}: a call is not its tool name and one JSON value of arguments "
-        "between fixed texts, so it has no JSON Schema tag"
-    )
-
-
-class _NotOneJson(NotImplementedError):
-    """A call that is not its tool name and one JSON value (a grammar tag may hold it)."""
-
+from ._calls import NotOneJson, json_call, reads_back, trigger
+from ._gbnf import render
+from ._lower import Lowerer, _Ctx, has_calls
+from ._request import ANY, ONE, SOME, ZERO, ToolChoice, allowed_tools
 
 # where a tool_call tag begins and ends in the lowered grammar (bytes no format writes)
 _OPEN = ir.Lit(b"\x00call\x00")
@@ -142,10 +43,10 @@ _SPELLINGS = 6  # begins kept per tool
 _MORE = 400  # ways looked at for other begins once one is found
 
 
-class _MarkingLowerer(ir.Lowerer):
+class _MarkingLowerer(Lowerer):
     """The lowering pass, with each tool call between the two marks above."""
 
-    def tag(self, node: Any, ctx: Any) -> ir.Expr | None:
+    def tag(self, node: g.Tag, ctx: _Ctx) -> ir.Expr | None:
         found = super().tag(node, ctx)
         if node.role == "tool_call" and found is not None:
             return ir.Seq((_OPEN, found, _CLOSE))
@@ -326,16 +227,14 @@ def _body_grammar(lowered: ir.Lowered, body: ir.Expr) -> str:
                 stack.append(reach[e.name])
         else:
             stack.extend(ir.children(e))
-    return gbnf.render(ir.Lowered("call-body", {"call-body": body, **reach}))
+    return render(ir.Lowered("call-body", {"call-body": body, **reach}))
 
 
 def _checked(
-    fmt: Any, tools: Any, lowered: ir.Lowered, split: tuple[str, str, ir.Expr, str]
+    fmt: Format, tool: Tool, lowered: ir.Lowered, split: tuple[str, str, ir.Expr, str]
 ) -> tuple[str, str, str] | None:
     """(begin, EBNF of the body, end) where the format's parser reads a short call so
     written back as this one call, else None."""
-    from ..stream import parse
-
     before, begin, body, end = split
     sample = _shortest(lowered.rules, body, frozenset())
     if sample is None:
@@ -343,19 +242,16 @@ def _checked(
     grammar = _body_grammar(lowered, body)
     if _OPEN.text.decode() in grammar or _CLOSE.text.decode() in grammar:
         return None  # the body would hold another call
-    text = before + begin + sample + end
-    message = parse(text, fmt, tools=tools, reasoning_in_prompt=False)
-    if message.errors or [c.name for c in message.tool_calls] != [tools[0]["function"]["name"]]:
+    if not reads_back(fmt, tool, before + begin + sample + end):
         return None
     return begin, grammar, end
 
 
-def _call_grammar(fmt: Any, tool: ir.Tool) -> list[tuple[str, str, str]]:
+def _call_grammar(fmt: Format, tool: Tool) -> list[tuple[str, str, str]]:
     """(begin, EBNF of the body, end) of a call of this tool, for each spelling of the
     begin (alternative markers or headers, an optional prefix; whitespace aside)."""
     lowerer = _MarkingLowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
-    lowered = lowerer.lower(fmt.grammar.entries["start"], (ir.ONE,))
-    tools = [{"type": "function", "function": {"name": tool.name, "parameters": tool.schema}}]
+    lowered = lowerer.lower(fmt.grammar.entries["start"], (ONE,))
     found: dict[str, tuple[str, str, str]] = {}
     later = []
     looked = 0
@@ -374,7 +270,7 @@ def _call_grammar(fmt: Any, tool: ir.Tool) -> list[tuple[str, str, str]]:
         spelling = "".join(split[1].split())
         if any(spelling.endswith(known) for known in found):
             continue  # the same begin with more of the output before it
-        checked = _checked(fmt, tools, lowered, split)
+        checked = _checked(fmt, tool, lowered, split)
         if checked is not None:
             found[spelling] = checked
             if len(found) == _SPELLINGS:
@@ -382,7 +278,7 @@ def _call_grammar(fmt: Any, tool: ir.Tool) -> list[tuple[str, str, str]]:
     if found:
         return list(found.values())
     for split in later:
-        checked = _checked(fmt, tools, lowered, split)
+        checked = _checked(fmt, tool, lowered, split)
         if checked is not None:
             return [checked]
     raise NotImplementedError(
@@ -391,10 +287,10 @@ def _call_grammar(fmt: Any, tool: ir.Tool) -> list[tuple[str, str, str]]:
 
 
 def to_structural_tag(
-    fmt: Any,
+    fmt: Format,
     tools: Sequence[Mapping[str, Any]],
     *,
-    tool_choice: ir.ToolChoice = "auto",
+    tool_choice: ToolChoice = "auto",
     parallel_tool_calls: bool = True,
     legacy: bool = False,
 ) -> dict[str, Any]:
@@ -402,20 +298,20 @@ def to_structural_tag(
     (a ``triggered_tags`` format; ``at_least_one`` for tool_choice "required" or a named
     tool, ``stop_after_first`` without parallel calls); legacy=True gives the older
     ``structures`` / ``triggers`` shape, which cannot say either."""
-    if not ir.has_calls(fmt):
+    if not has_calls(fmt):
         raise NotImplementedError(f"format {fmt.name!r} has no tool calls")
-    allowed, counts = ir.allowed_tools(tools, tool_choice, parallel_tool_calls)
+    allowed, counts = allowed_tools(tools, tool_choice, parallel_tool_calls)
     tags = []
     triggers: list[str] = []
-    refused: _NotOneJson | None = None
+    refused: NotOneJson | None = None
     for tool in allowed:
         calls: list[tuple[str, dict[str, Any], str]]
         try:
             if refused is not None:
                 raise refused  # the call's shape is the format's: no need to search again
-            begin, end = _call_text(fmt, tool)
-            calls = [(begin, {"type": "json_schema", "json_schema": dict(tool.schema)}, end)]
-        except _NotOneJson as error:
+            begin, end = json_call(fmt, tool)
+            calls = [(begin, {"type": "json_schema", "json_schema": dict(tool.parameters)}, end)]
+        except NotOneJson as error:
             refused = error
             # the call body as a grammar (XML-style parameters, a channel header, ...)
             if legacy:
@@ -428,17 +324,9 @@ def to_structural_tag(
                 for begin, grammar, end in _call_grammar(fmt, tool)
             ]
         for begin, content, end in calls:
-            trigger = begin[: begin.index(tool.name)]
-            # trigger on the format's marker that opens the call, where there is one
-            opening = [m for m in fmt.markers if trigger.startswith(m)]
-            if opening:
-                trigger = max(opening, key=len)
-            if not trigger:
-                raise NotImplementedError(
-                    f"format {fmt.name!r}: nothing comes before the tool name to trigger on"
-                )
-            if trigger not in triggers:
-                triggers.append(trigger)
+            here = trigger(fmt, begin, tool.name)
+            if here not in triggers:
+                triggers.append(here)
             tags.append((begin, content, end))
     if legacy:
         return {
@@ -452,8 +340,8 @@ def to_structural_tag(
             "type": "triggered_tags",
             "triggers": triggers,
             "tags": [{"type": "tag", "begin": b, "content": c, "end": e} for b, c, e in tags],
-            "at_least_one": ir.ZERO not in counts and ir.ANY not in counts,
-            "stop_after_first": ir.ANY not in counts and ir.SOME not in counts,
+            "at_least_one": ZERO not in counts and ANY not in counts,
+            "stop_after_first": ANY not in counts and SOME not in counts,
         },
     }
 
