@@ -163,9 +163,17 @@ def json_envelope(raw: bytes, start: int) -> Envelope:
     return Envelope(start, name, name_end, closed, closed is not None and json_call_ok(body))
 
 
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict; ValueError where a key comes twice (no call)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a key named twice")
+    return out
+
+
 def json_call_ok(body: bytes) -> bool:
     try:
-        value = json.loads(body)
+        value = json.loads(body, object_pairs_hook=unique_keys)
     except ValueError:
         return False
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
@@ -185,6 +193,7 @@ def xml_envelope(raw: bytes, start: int) -> Envelope:
             name = raw[at + len(b"<function=") : end].decode("utf-8", "replace")
             name_end = at = end + 1
     function_closed = False
+    keys: list[bytes] = []
     while True:
         found = [(raw.find(tag, at), tag) for tag in (b"<parameter=", b"</function>", TOOL_CLOSE)]
         found = [(offset, tag) for offset, tag in found if offset >= 0]
@@ -193,10 +202,12 @@ def xml_envelope(raw: bytes, start: int) -> Envelope:
         offset, tag = min(found)
         at = offset + len(tag)
         if tag == TOOL_CLOSE:
-            return Envelope(start, name, name_end, at, bool(name) and function_closed)
+            unique = len(set(keys)) == len(keys)  # a parameter written twice is no call
+            return Envelope(start, name, name_end, at, bool(name) and function_closed and unique)
         if tag == b"</function>":
             function_closed = True
             continue
+        keys.append(raw[at : raw.find(b">", at)])
         value_end = xml_value_end(raw, at)
         if value_end is None:
             return Envelope(start, name, name_end, None, False)

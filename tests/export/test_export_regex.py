@@ -17,8 +17,10 @@ from test_export_lark import (
     _BARE_CONTENT,
     _CONTENT,
     _RAW_CODE,
+    _REPEATED,
     CALL_OBJECTS,
     PLAIN_TEXT_CASES,
+    REPEATED_ARGUMENT_FORMATS,
     TEXT_CASES,
     WEATHER,
     _reads_all,
@@ -131,6 +133,20 @@ KNOWN: dict[str, str] = {
     "muse/unknown_tool": _CONTENT,
     "qwen3_coder/typed_values_every_schema_type": _DEPTH,
     "seed_oss/typed_values_every_schema_type": _DEPTH,
+    **dict.fromkeys(
+        (
+            "functionary_v3_2/duplicate_argument_name",
+            "gpt_oss/duplicate_argument_name",
+            "markdown_json/duplicate_argument_name",
+        ),
+        _CONTENT,
+    ),
+    "llama3_json/duplicate_argument_name": _RAW_CODE,
+    **{
+        f"{name}/duplicate_argument_name": _REPEATED
+        for name in REPEATED_ARGUMENT_FORMATS
+        if name not in NOT_EXPRESSIBLE
+    },
 }
 
 

@@ -37,11 +37,13 @@ Choices:
 
 Not covered: vLLM's repairs of mangled output (byte-level ``Ġ``/``Ċ`` characters left by a
 wrong decoder, ``<functionname=`` with the space lost, a ``properties`` or ``arguments``
-parameter wrapping the real ones, renamed tools); values in Python-literal notation
-(``{'a': 1}``, which vLLM and SGLang also try) stay strings; XML entities are not decoded
+parameter wrapping the real ones, renamed tools); a value in Python-literal notation
+(``{'a': 1}``, which vLLM and SGLang also try) fits no JSON type, so it makes the call
+invalid_arguments at a parameter that is not a string; XML entities are not decoded
 (vLLM's and SGLang's XML readers decode them when the whole call is well-formed XML,
-llama.cpp does not); duplicate or unknown parameter names are not rejected (vLLM and
-SGLang reject the call, with its required parameters checked too).
+llama.cpp does not); a parameter named twice makes the call invalid_arguments, as in
+every format (vLLM and SGLang reject it too), while an unknown parameter name is kept
+(they reject the call, with its required parameters checked too).
 """
 
 from __future__ import annotations
