@@ -110,12 +110,11 @@ REPEATED_ARGUMENT_FORMATS = (
     "seed_oss",
     "step3",
 )
-# Fixtures the export cannot get right, and why; the test fails if one starts passing.
 # the output states each value's type and the parse keeps the stated one (a string 15 on a
 # number parameter); the grammar takes any stated type, so the output is taken
 _STATED = "a value's stated type is kept where its schema says another, and taken"
 
-
+# Fixtures the export cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
     "k2_horizon/stated_type_decides_over_schema": _STATED,
     "kimi_k3/stated_type_decides_over_schema": _STATED,

@@ -96,12 +96,10 @@ _LITERAL_DEPTH = (
     "a free-form Python literal (meta) holds containers: free-form values are one container "
     "deep (MAX_DEPTH)"
 )
-# Fixtures the regex cannot get right, and why; the test fails if one starts passing.
 # the output states each value's type and the parse keeps the stated one (a string 15 on a
 # number parameter); the grammar takes any stated type, so the output is taken
 _STATED = "a value's stated type is kept where its schema says another, and taken"
-
-
+# Fixtures the regex cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
     "k2_horizon/stated_type_decides_over_schema": _STATED,
     "kimi_k3/stated_type_decides_over_schema": _STATED,
