@@ -589,15 +589,18 @@ tp_status tp_emitter_text(tp_emitter *e, const uint8_t *data, size_t n) {
         if ((f->role == TP_ROLE_CONTENT || f->role == TP_ROLE_REASONING) &&
             f->decode != TP_DECODE_JSON_STRING)
             return message_text(e, f->role == TP_ROLE_REASONING, data, n);
-        if (f->role == TP_ROLE_TOOL_ARGS) return args(e, data, n);
+        if (f->role == TP_ROLE_TOOL_ARGS && f->decode != TP_DECODE_JSON_STRING)
+            return args(e, data, n);
     }
     return text_in_frame(e, f, data, n);
 }
 
 /* tp_emitter_text's other cases. */
 static TP_NOINLINE tp_status text_in_frame(tp_emitter *e, frame *f, const uint8_t *data, size_t n) {
+    /* text written as a JSON string (arguments too: a string holding the arguments JSON) */
     if (f->decode == TP_DECODE_JSON_STRING &&
-        (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT)) {
+        (f->role == TP_ROLE_REASONING || f->role == TP_ROLE_CONTENT ||
+         f->role == TP_ROLE_TOOL_ARGS)) {
         tp_status st = js_decode(f, &e->decoded, data, n);
         if (st == TP_OK && e->decoded.len) st = stream_piece(e, f, e->decoded.data, e->decoded.len);
         scratch_done(&e->decoded);

@@ -360,8 +360,8 @@ def tag(
     ] = "raw",
 ) -> Node:
     """The bytes item matches carry a semantic role.  decode: "json_string" for a name,
-    id, or reasoning or content text written as a JSON string (decoded as it streams);
-    "string", "json", "python" (a Python literal, which item must delimit, e.g.
+    id, or reasoning, content or arguments text written as a JSON string (decoded as it
+    streams); "string", "json", "python" (a Python literal, which item must delimit, e.g.
     json("python")), "gemma" (a Gemma 4 value: bare dict keys, strings between <|"|>) or
     "functiongemma" (the same notation, strings between <escape>) for a parameter value
     whose type the output itself states (otherwise the tool schema types it).
@@ -415,6 +415,7 @@ def json_call(
     extra_keys: bool = True,
     commit: bool = True,
     repair: bool = False,
+    string_arguments: bool = False,
 ) -> Node:
     """A JSON object whose keys carry roles, in any order: the tool name (a string), the
     arguments (an object) and optionally an id (a string); other keys are skipped when
@@ -422,7 +423,9 @@ def json_call(
     arrive; without, a failure anywhere lets an enclosing alternative take the text (for
     JSON that may or may not be a call), and nothing is emitted before the object ends.
     repair (for repair grammars): the arguments and the object may be cut off by the end
-    of the output; the call is then marked repaired."""
+    of the output; the call is then marked repaired.  string_arguments: the arguments may
+    also be a JSON string that holds them (OpenAI's wire form), decoded once as they
+    stream; what it holds must be one JSON object."""
 
     def key(name: str) -> Node:
         if not commit:
@@ -434,10 +437,13 @@ def json_call(
         seq(key(k), tag("tool_name", json(dialect, "string"), decode="json_string"))
         for k in name_keys
     ]
-    members += [
-        seq(key(k), tag("tool_args", json(dialect, "object", close_at_end=repair)))
-        for k in args_keys
-    ]
+    arguments = tag("tool_args", json(dialect, "object", close_at_end=repair))
+    if string_arguments:
+        written = tag("tool_args", json(dialect, "string"), decode="json_string")
+        # committed at the object's first byte, so its arguments stream as they arrive
+        first = seq(ahead(lit("{")), cut(), arguments) if commit else arguments
+        arguments = choice(first, written)
+    members += [seq(key(k), arguments) for k in args_keys]
     members += [
         seq(key(k), tag("tool_id", json(dialect, "string"), decode="json_string")) for k in id_keys
     ]

@@ -171,6 +171,17 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def string_held(text: str) -> Any:
+    """The arguments a JSON string holds (hermes decodes them once: one object, nothing
+    around it), or None."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    try:
+        return json.loads(text, object_pairs_hook=unique_keys)
+    except ValueError:
+        return None
+
+
 def json_call_ok(body: bytes) -> bool:
     try:
         value = json.loads(body, object_pairs_hook=unique_keys)
@@ -179,6 +190,7 @@ def json_call_ok(body: bytes) -> bool:
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return False
     arguments = [value[key] for key in ("arguments", "parameters") if key in value]
+    arguments = [string_held(a) if isinstance(a, str) else a for a in arguments]
     return (
         bool(value["name"]) and len(arguments) <= 1 and all(isinstance(a, dict) for a in arguments)
     )

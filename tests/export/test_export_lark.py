@@ -113,11 +113,15 @@ REPEATED_ARGUMENT_FORMATS = (
 # the output states each value's type and the parse keeps the stated one (a string 15 on a
 # number parameter); the grammar takes any stated type, so the output is taken
 _STATED = "a value's stated type is kept where its schema says another, and taken"
+# the parser decodes arguments a JSON string holds; the export leads to the object form
+_STRINGIFIED = "arguments written as a JSON string are read, but the export writes an object"
 
 # Fixtures the export cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
     "k2_horizon/stated_type_decides_over_schema": _STATED,
     "kimi_k3/stated_type_decides_over_schema": _STATED,
+    "granite4/stringified_arguments_decoded": _STRINGIFIED,
+    "hermes/arguments_as_json_string_decoded": _STRINGIFIED,
     "mistral/reasoning_content_and_call": "llguidance checks the date-time format, which the "
     "fixture's start time (no offset) does not meet",
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": "the arguments' properties come "

@@ -743,6 +743,8 @@ class Lowerer:
                     for t in names
                 ]
             )
+        if role == "tool_args" and node.decode == g.DECODE_JSON_STRING:
+            return None  # arguments a string holds are read; the export writes the object
         if role == "tool_args" and ctx.count in (ANY, ZERO):
             item = node.item
             if isinstance(item, g.Json) and item.kind in (g.JSON_OBJECT, g.JSON_ANY):

@@ -23,9 +23,11 @@ Facts this grammar relies on:
   ``<think>`` would be content.  (The later Granite 4.2 thinking models write
   ``<think>`` and Qwen3-Coder-style XML calls, another format, so the model ids here
   are the 4.0 ones.)
-- The template tells the model that ``"arguments"`` must never be stringified JSON: a
-  string there is invalid arguments, never a guessed call.  Whitespace between blocks is
-  not content.
+- The template tells the model that ``"arguments"`` must never be stringified JSON, yet
+  the model sometimes writes a JSON string holding the object (OpenAI's wire form, which
+  it was trained on): the string is decoded once, as in hermes, since its meaning is not
+  in doubt; a string that holds anything but one JSON object is invalid arguments.
+  Whitespace between blocks is not content.
 """
 
 from __future__ import annotations

@@ -2,6 +2,14 @@
 
 llama.cpp parses Xiaomi MiMo-VL (its XIAOMI_MIMO format) as this same shape, and SGLang's
 ``trinity`` is its Hermes detector under another name, hence the aliases.
+
+Models trained on OpenAI's wire format (Hermes-style fine-tunes, Granite 4) sometimes
+write ``"arguments"`` as a JSON string that holds the object, as the API carries it.
+The meaning is not in doubt, so the string is decoded once as it streams, and what it
+holds must be one JSON object (else invalid_arguments).  vLLM and SGLang pass such a
+string through json.dumps again, so the arguments they hand over are a JSON string of
+the object, not the object: wrong.  Grammar exports write the object form only.  Qwen3
+and Granite 4 share these calls (json_call_body).
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ def json_call_body() -> dict[str, Node]:
     """The rules after the reasoning block, shared by the JSON `<tool_call>` formats."""
     return {
         "body": seq(many(choice(ref("call"), ref("content"))), eof()),
-        "call": call_block(TOOL_OPEN, TOOL_CLOSE, json_call()),
+        "call": call_block(TOOL_OPEN, TOOL_CLOSE, json_call(string_arguments=True)),
         "content": tag("content", until(TOOL_OPEN, min1=True, commit=True)),
     }
 

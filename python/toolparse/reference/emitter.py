@@ -32,6 +32,9 @@ from .pyliteral import python_literal_to_json
 
 _TEXT_ROLES = ("reasoning", "content")
 _CAPTURE_PARENTS = ("tool_name", "tool_id", "param_name")
+# streamed text a tag may write as a JSON string, decoded as it streams (arguments too: a
+# string that holds the arguments JSON)
+_STRING_DECODED = (*_TEXT_ROLES, "tool_args")
 # a parse error's message by its kind, where the kind says it all
 _KIND_MESSAGES = {
     "incomplete": message(Msg.ENDED_INSIDE_CALL),
@@ -362,7 +365,7 @@ class Emitter:
 
     def _open(self, role: str, decode: int, out: list[Any]) -> None:
         frame = _Frame(role, decode)
-        if role in _TEXT_ROLES and decode == g.DECODE_JSON_STRING:
+        if role in _STRING_DECODED and decode == g.DECODE_JSON_STRING:
             frame.json_text = _JsonStringText()
         self.frames.append(frame)
         call = self.call
