@@ -30,11 +30,19 @@ static tp_status convert(tp_buf *out, tp_buf *open, const quote_text *q, const u
         uint8_t b = s[k];
         if (is_space(b)) {
             k++;
-        } else if (want_key && b != '}') { /* a dict key: the text before its colon */
+        } else if (want_key && b != '}') { /* a dict key: quoted, or the text before its colon */
             size_t start = k, end;
-            while (k < n && s[k] != ':') k++;
-            end = k;
-            while (end > start && is_space(s[end - 1])) end--;
+            if (quote_at(q, s, n, k)) {
+                start = k = k + q->len;
+                while (k < n && !quote_at(q, s, n, k)) k++;
+                end = k;
+                k = k < n ? k + q->len : n;
+                while (k < n && s[k] != ':') k++;
+            } else {
+                while (k < n && s[k] != ':') k++;
+                end = k;
+                while (end > start && is_space(s[end - 1])) end--;
+            }
             TP_TRY(json_string(out, s + start, end - start));
             TP_TRY(tp_buf_append(out, ": ", 2));
             if (k < n) k++;

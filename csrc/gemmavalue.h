@@ -13,7 +13,7 @@
 /* Appends the JSON text of the Gemma 4 value s[0..n) (delimited by the format's grammar):
  * a string between two quote texts (TP_GEMMA_QUOTE, or FunctionGemma's TP_FUNCTIONGEMMA_QUOTE)
  * becomes a JSON string of its raw text, a dict key
- * (the text before its colon) a JSON string, numbers, true, false and null stay, and the
+ * (the text between two quote texts, or the text before its colon) a JSON string, numbers, true, false and null stay, and the
  * separators become ", " and ": ".  Input it was not made for gives some output without
  * reading outside s. */
 tp_status tp_gemma_value_to_json(tp_buf *out, const uint8_t *s, size_t n, const char *quote);

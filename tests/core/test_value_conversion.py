@@ -174,7 +174,17 @@ GEMMA_RULES = {
         lit("null"),
         chars("-+.0-9eE", min1=True),
     ),
-    "member": seq(until(":", "}", min1=True, need_stop=True), lit(":"), ws(), ref("value")),
+    # a nested key is bare text up to its colon, or text between two quotes
+    "member": seq(
+        choice(
+            seq(lit(QUOTE), until(QUOTE, need_stop=True), lit(QUOTE)),
+            until(":", "}", min1=True, need_stop=True),
+        ),
+        ws(),
+        lit(":"),
+        ws(),
+        ref("value"),
+    ),
     "dict": seq(
         lit("{"),
         ws(),
@@ -220,14 +230,19 @@ GEMMA_CALL = Format(
 )
 
 
-def gemma(value: Any) -> str:
-    """value written the way Gemma 4 writes tool-call values."""
+def gemma(value: Any, quoted_keys: bool = False) -> str:
+    """value written the way Gemma 4 writes tool-call values (with quoted_keys, its dict keys
+    between two quotes)."""
     if isinstance(value, str):
         return QUOTE + value + QUOTE
     if isinstance(value, dict):
-        return "{" + ",".join(f"{k}:{gemma(v)}" for k, v in value.items()) + "}"
+        items = (
+            (QUOTE + k + QUOTE if quoted_keys else k) + ":" + gemma(v, quoted_keys)
+            for k, v in value.items()
+        )
+        return "{" + ",".join(items) + "}"
     if isinstance(value, list):
-        return "[" + ",".join(gemma(v) for v in value) + "]"
+        return "[" + ",".join(gemma(v, quoted_keys) for v in value) + "]"
     return json.dumps(value)
 
 
@@ -268,3 +283,33 @@ def test_gemma_strings_are_raw_text(engine: str) -> None:
         "q": 'say "hi" \\n\tC:\\\\path {x:1}',
         "n": [-1500.0, True, None, {"k": ""}],
     }
+
+
+quoted_keys = st.text(min_size=1, max_size=8).filter(lambda t: QUOTE not in t)
+quoted_key_values = st.recursive(
+    st.integers() | st.text(max_size=4).filter(lambda t: QUOTE not in t),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(quoted_keys, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(args=st.dictionaries(gemma_keys, quoted_key_values, min_size=1, max_size=3), data=st.data())
+def test_nested_keys_between_quotes_round_trip(args: dict[str, Any], data: st.DataObject) -> None:
+    # a quoted key is the text between the quotes, whatever it holds (a colon, a brace)
+    source = ("f{" + ",".join(f"{k}:{gemma(v, True)}" for k, v in args.items()) + "}").encode()
+    sizes = data.draw(partitions(len(source)))
+    for engine in ENGINES:
+        events = run_events(StreamParser(GEMMA_CALL, engine=engine, seed=1), source, sizes)
+        ends = [e for e in events if isinstance(e, ToolCallEnd)]
+        assert len(ends) == 1, [e for e in events if isinstance(e, ParseError)]
+        assert ends[0].call.arguments == args
+
+
+@by_engine
+def test_a_quoted_nested_key_may_have_whitespace_before_its_colon(engine: str) -> None:
+    source = 'f{d:{<|"|> a b <|"|> :1, c :{<|"|>x:y<|"|>:[]}}}'
+    message = parse(source, GEMMA_CALL, engine=engine)
+    assert not message.errors
+    (call,) = message.tool_calls
+    assert call.arguments == {"d": {" a b ": 1, "c": {"x:y": []}}}

@@ -310,6 +310,8 @@ TAG_KNOWN: dict[str, str] = {
     "gigachat3/header_without_separator": _SPELLING + "leaves out `<|message_sep|>`",
     "gpt_oss/call_in_role_header": _SPELLING + "names the tool in a role header with no "
     "`<|start|>assistant` before it",
+    "gpt_oss/role_left_out_before_call": _SPELLING + "leaves the role out of "
+    "`<|start|><|channel|>commentary to=functions.`",
     "kimi_k2/id_without_prefix_and_with_spaces": _SPELLING
     + "leaves out `functions.` and writes a space before the name",
     **dict.fromkeys(

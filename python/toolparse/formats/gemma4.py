@@ -42,12 +42,16 @@ Facts this grammar relies on:
   and treats ``<|tool_response>`` as a turn boundary).
 - A call is ``<|tool_call>call:NAME{key:VALUE,...}<tool_call|>``; several calls follow each
   other with no separator (the chat template, llama.cpp, vLLM, SGLang).  ``call`` may be
-  missing (``<|tool_call>:NAME{``), which vLLM reports from some checkpoints.  A call ends
-  once ``<tool_call|>`` has arrived.  After a malformed call the input is skipped up to
+  missing (``<|tool_call>:NAME{``), which vLLM reports from some checkpoints, or follow a
+  stray colon (``<|tool_call>:call:NAME{``, in vLLM's tests): the name is NAME in both
+  (vLLM strips ``:call:``; llama.cpp takes ``call:`` only).  A call ends once
+  ``<tool_call|>`` has arrived.  After a malformed call the input is skipped up to
   ``<tool_call|>``.
 - Keys are bare text up to ``:`` (the chat template writes argument keys unquoted, sorted);
-  a top-level key between ``<|"|>`` tokens is accepted too (vLLM unquotes such keys).
-  Whitespace may follow ``{``, ``,`` and ``:``.
+  a key between ``<|"|>`` tokens is accepted too, at the top level and in nested dicts alike
+  (vLLM unquotes such keys at any depth; llama.cpp's key rule takes the text up to ``:``,
+  tokens and all, and a colon between the tokens breaks it; here the key is the text
+  between the tokens).  Whitespace may follow ``{``, ``,`` and ``:``.
 - Values: a string is raw text between two ``<|"|>`` tokens, with no escapes (a ``"``,
   a backslash, a newline or ``<tool_call|>`` inside is plain data); dicts ``{k:v,...}`` with
   bare keys; arrays ``[v,...]``; JSON numbers; ``true``, ``false``, ``null`` (llama.cpp's
@@ -121,7 +125,8 @@ def gemma_call_rules(
     """A call in Gemma notation (Gemma 4, FunctionGemma): call_open, a prefix, NAME{key:value,
     ...}, call_close.  Strings are between two `quote` texts (and end early at
     `string_stops`); a top-level string value streams, any other value is converted to JSON
-    by `decode` when it ends; keys are bare text (or quoted, with `quoted_keys`)."""
+    by `decode` when it ends; keys are bare text (or quoted at any depth, with
+    `quoted_keys`)."""
     string_text = until(quote, *string_stops, need_stop=True)
     bare_key = tag("param_name", until(":", "}", ",", quote, call_close, min1=True, need_stop=True))
     key = (
@@ -131,6 +136,10 @@ def gemma_call_rules(
         if quoted_keys
         else bare_key
     )
+    # a nested key is bare text (or quoted); the converter reads it up to its colon
+    member_key = until(":", "}", ",", quote, min1=True, need_stop=True)
+    if quoted_keys:
+        member_key = choice(seq(lit(quote), until(quote, need_stop=True), lit(quote)), member_key)
     top_string = seq(
         lit(quote), cut(), tag("param_value", string_text, decode="string"), lit(quote)
     )
@@ -176,10 +185,7 @@ def gemma_call_rules(
             chars("-+.0-9eE", min1=True),
         ),
         "string": seq(lit(quote), string_text, lit(quote)),
-        # a nested key is bare text; the converter reads it up to its colon
-        "member": seq(
-            until(":", "}", ",", quote, min1=True, need_stop=True), lit(":"), ws(), ref("value")
-        ),
+        "member": seq(member_key, ws(), lit(":"), ws(), ref("value")),
         "dict": seq(lit("{"), ws(), opt(_separated(ref("member"))), ws(), lit("}")),
         "array": seq(lit("["), ws(), opt(_separated(ref("value"))), ws(), lit("]")),
     }
@@ -243,7 +249,7 @@ FORMAT = Format(
                 TOOL_CALL_OPEN,
                 TOOL_CALL_CLOSE,
                 QUOTE,
-                call_prefixes=("call:", ":"),
+                call_prefixes=("call:", ":call:", ":"),
                 quoted_keys=True,
                 string_stops=(CHANNEL_OPEN,),
                 decode="gemma",

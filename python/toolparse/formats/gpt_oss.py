@@ -7,7 +7,10 @@ output will begin by specifying the channel"; vLLM's StreamableParser starts aft
 role for the same reason) or with a recipient, `` to=functions.NAME<|channel|>...`` (the
 role-header form, which llama.cpp's tests feed as the first generated text). Later messages
 start with ``<|start|>assistant``. An output that starts with ``<|start|>assistant`` is
-accepted too.
+accepted too. A ``<|start|>`` followed by ``<|channel|>`` with no role is read as the
+assistant's message on that channel: the output is the assistant's turn, so the role is
+not in doubt (openai-harmony, which vLLM parses with, fails the message: "message header
+did not contain a role"; llama.cpp's grammar needs ``<|start|>assistant``).
 
 Example (gpt-oss-20b calling a tool)::
 
@@ -114,7 +117,11 @@ FORMAT = Format(
                     seq(
                         lit(START),
                         cut(),
-                        recover(seq(lit("assistant"), ref("header")), until(START)),
+                        # the role, or no role before a channel: the assistant's message
+                        recover(
+                            seq(choice(lit("assistant"), ahead(lit(CHANNEL))), ref("header")),
+                            until(START),
+                        ),
                     ),
                     ref("header"),
                 ),

@@ -55,6 +55,12 @@ closing one is layout; a value ends at ``</ifm|arg_value>`` only where whitespac
 it at the first ``</ifm|arg_value>``); the block's closing tag may be missing at the end of
 the output. vLLM returns the whole output as content when one call of a block is
 malformed; here the other calls of the block still parse and the bad one is an error.
+Text inside a block that is not a call (``<ifm|tool_calls>junk</ifm|tool_calls>``, or
+argument tags between two calls) is an unexpected error and is dropped up to the next
+``<ifm|tool_call>`` or the block's end: vLLM returns the whole output as content then, its
+markers included; here the block's markers never reach content and the calls after the
+text in the same block are read. Text after the calls of a block that is never closed is
+inside the block too, so it is the same error.
 """
 
 from __future__ import annotations
@@ -71,7 +77,9 @@ from ..grammar import (
     json_call,
     lit,
     many,
+    not_ahead,
     opt,
+    recover,
     ref,
     seq,
     stop,
@@ -167,8 +175,14 @@ FORMAT = Format(
                 lit(BLOCK_OPEN),
                 cut(),
                 ws(),
-                many(ref("call")),
+                many(choice(ref("call"), ref("junk"))),
                 opt(seq(lit(BLOCK_CLOSE), ws())),
+            ),
+            # text in a block that is not a call: an error, dropped up to the next call or
+            # the block's end
+            "junk": seq(
+                not_ahead(choice(lit(BLOCK_CLOSE), eof())),
+                recover(lit(CALL_OPEN), until(CALL_OPEN, BLOCK_CLOSE, min1=True)),
             ),
             "call": call_block(
                 CALL_OPEN,

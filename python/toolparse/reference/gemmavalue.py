@@ -2,8 +2,9 @@
 
 Gemma 4 writes dicts with bare keys and strings between ``<|"|>`` tokens
 (``{city:<|"|>Paris<|"|>,days:3}``).  A string becomes a JSON string of its raw text, a
-dict key (the text before its colon, without trailing whitespace) a JSON string, numbers,
-true, false and null stay as written, and the separators become ", " and ": ".
+dict key (the text between two quotes, or the text before its colon without trailing
+whitespace) a JSON string, numbers, true, false and null stay as written, and the
+separators become ", " and ": ".
 """
 
 from __future__ import annotations
@@ -29,10 +30,17 @@ def gemma_value_to_json(data: bytes, quote: bytes = QUOTE) -> str:
         if b in _SPACE:
             k += 1
         elif want_key and b != ord("}"):
-            end = data.find(b":", k)
-            end = n if end < 0 else end
-            out.append(_json_string(data[k:end].rstrip(_SPACE)) + ": ")
-            k = min(end + 1, n)
+            if data.startswith(quote, k):  # a quoted key: its text; then up to the colon
+                start = k + len(quote)
+                end = data.find(quote, start)
+                end = n if end < 0 else end
+                key = data[start:end]
+                colon = data.find(b":", min(end + len(quote), n))
+            else:  # a bare key: the text before its colon
+                colon = data.find(b":", k)
+                key = data[k : n if colon < 0 else colon].rstrip(_SPACE)
+            out.append(_json_string(key) + ": ")
+            k = n if colon < 0 else colon + 1
             want_key = False
         elif data.startswith(quote, k):
             start = k + len(quote)
