@@ -69,6 +69,7 @@ JSON_WHITESPACE = b" \t\r\n"
 # Formats in which a <tool_call> inside unfinished reasoning ends the reasoning.
 IMPLICIT_REASONING_END = {"hermes": False, "qwen3": True, "qwen3_coder": True}
 XML_NEXT_TAGS = (b"<parameter=", b"</function>", TOOL_CLOSE)
+FUNCTION_OPEN, FUNCTION_CLOSE = b"<function=", b"</function>"
 REPLACEMENT_CHARACTER = "\ufffd"
 
 
@@ -77,17 +78,19 @@ REPLACEMENT_CHARACTER = "\ufffd"
 
 @dataclass(frozen=True)
 class Envelope:
-    """One <tool_call> ... </tool_call> block of the raw output."""
+    """One <tool_call> ... </tool_call> block of the raw output (or a qwen3_coder call
+    opened by <function= alone, bare, which its </function> completes)."""
 
     start: int  # offset of the opening marker
     name: str | None
     name_end: int | None  # just past the name's terminator (closing quote, or ">")
     closed: int | None  # just past the real closing marker; None when it never came
     well_formed: bool  # a complete call with a name and object arguments
+    bare: bool = False
 
     @property
     def opened(self) -> int:
-        return self.start + len(TOOL_OPEN)
+        return self.start + len(FUNCTION_OPEN if self.bare else TOOL_OPEN)
 
 
 def skip_whitespace(raw: bytes, at: int) -> int:
@@ -107,6 +110,8 @@ def body_start(format_name: str, raw: bytes, reasoning_in_prompt: bool) -> int:
     ends = [raw.find(THINK_CLOSE, at)]
     if IMPLICIT_REASONING_END[format_name]:
         ends.append(raw.find(TOOL_OPEN, at))
+    if format_name == "qwen3_coder":
+        ends.append(raw.find(FUNCTION_OPEN, at))
     found = [end for end in ends if end >= 0]
     return min(found) if found else len(raw)
 
@@ -196,8 +201,8 @@ def json_call_ok(body: bytes) -> bool:
     )
 
 
-def xml_envelope(raw: bytes, start: int) -> Envelope:
-    at = skip_whitespace(raw, start + len(TOOL_OPEN))
+def xml_envelope(raw: bytes, start: int, bare: bool = False) -> Envelope:
+    at = start if bare else skip_whitespace(raw, start + len(TOOL_OPEN))
     name = name_end = None
     if raw.startswith(b"<function=", at):
         end = raw.find(b">", at)
@@ -210,19 +215,23 @@ def xml_envelope(raw: bytes, start: int) -> Envelope:
         found = [(raw.find(tag, at), tag) for tag in (b"<parameter=", b"</function>", TOOL_CLOSE)]
         found = [(offset, tag) for offset, tag in found if offset >= 0]
         if not found:
-            return Envelope(start, name, name_end, None, False)
+            return Envelope(start, name, name_end, None, False, bare)
         offset, tag = min(found)
         at = offset + len(tag)
+        unique = len(set(keys)) == len(keys)  # a parameter written twice is no call
         if tag == TOOL_CLOSE:
-            unique = len(set(keys)) == len(keys)  # a parameter written twice is no call
+            if bare:  # before its </function>: not a call
+                return Envelope(start, name, name_end, None, False, bare)
             return Envelope(start, name, name_end, at, bool(name) and function_closed and unique)
-        if tag == b"</function>":
+        if tag == FUNCTION_CLOSE and bare:
+            return Envelope(start, name, name_end, at, bool(name) and unique, bare)
+        if tag == FUNCTION_CLOSE:
             function_closed = True
             continue
         keys.append(raw[at : raw.find(b">", at)])
         value_end = xml_value_end(raw, at)
         if value_end is None:
-            return Envelope(start, name, name_end, None, False)
+            return Envelope(start, name, name_end, None, False, bare)
         at = value_end
 
 
@@ -238,15 +247,21 @@ def xml_value_end(raw: bytes, at: int) -> int | None:
 
 
 def call_envelopes(format_name: str, raw: bytes, reasoning_in_prompt: bool) -> list[Envelope]:
-    envelope = xml_envelope if format_name == "qwen3_coder" else json_envelope
+    xml = format_name == "qwen3_coder"
     found: list[Envelope] = []
     at = body_start(format_name, raw, reasoning_in_prompt)
-    while (start := raw.find(TOOL_OPEN, at)) >= 0:
-        found.append(envelope(raw, start))
+    while True:
+        starts = [(raw.find(TOOL_OPEN, at), False)]
+        if xml:  # a call may also open with <function= alone
+            starts.append((raw.find(FUNCTION_OPEN, at), True))
+        starts = [(start, bare) for start, bare in starts if start >= 0]
+        if not starts:
+            return found
+        start, bare = min(starts)
+        found.append(xml_envelope(raw, start, bare) if xml else json_envelope(raw, start))
         if found[-1].closed is None:
-            break
+            return found
         at = found[-1].closed
-    return found
 
 
 def fixture_envelopes(fixture: Fixture) -> list[Envelope]:

@@ -50,6 +50,8 @@ class Format:
     markers of its own (which say it for such a block): gpt-oss's analysis channel.
     call_markers: (the marker that opens a call, the one that closes it), where a call
     has both: a call ends only once its closing marker has arrived.
+    other_call_closers: markers that also end a call whose own closing marker is left
+    out (gemma4's end of turn): a call ends only once one of them has arrived.
     tool_calls: False for a model family that writes reasoning and an answer but no tool
     calls (a reasoning-only format; its text is parsed, no call is ever made).
     carries_ids: the output carries tool call ids (else they are generated).
@@ -73,6 +75,7 @@ class Format:
     argument_notation: str = "JSON"
     markers: tuple[str, ...] = ()
     call_markers: tuple[str, str] | None = None
+    other_call_closers: tuple[str, ...] = ()
     parallel_calls: bool = True
     tool_calls: bool = True
     carries_ids: bool = False

@@ -45,8 +45,11 @@ Facts this grammar relies on:
   missing (``<|tool_call>:NAME{``), which vLLM reports from some checkpoints, or follow a
   stray colon (``<|tool_call>:call:NAME{``, in vLLM's tests): the name is NAME in both
   (vLLM strips ``:call:``; llama.cpp takes ``call:`` only).  A call ends once
-  ``<tool_call|>`` has arrived.  After a malformed call the input is skipped up to
-  ``<tool_call|>``.
+  ``<tool_call|>`` has arrived, or ``<turn|>`` right after the arguments' closing ``}``
+  (vLLM's tests show Gemma 4 closing a call with the end-of-turn token; vLLM accepts it,
+  llama.cpp needs ``<tool_call|>``): the arguments are complete, so the call stands, and
+  the turn ends there.  A ``<turn|>`` before the arguments close leaves the call invalid.
+  After a malformed call the input is skipped up to ``<tool_call|>``.
 - Keys are bare text up to ``:`` (the chat template writes argument keys unquoted, sorted);
   a key between ``<|"|>`` tokens is accepted too, at the top level and in nested dicts alike
   (vLLM unquotes such keys at any depth; llama.cpp's key rule takes the text up to ``:``,
@@ -72,6 +75,7 @@ from typing import Literal
 from ..grammar import (
     Grammar,
     Node,
+    ahead,
     chars,
     choice,
     cut,
@@ -121,12 +125,13 @@ def gemma_call_rules(
     quoted_keys: bool,
     string_stops: tuple[str, ...],
     decode: Literal["gemma", "functiongemma"],
+    call_ends: tuple[str, ...] = (),
 ) -> dict[str, Node]:
     """A call in Gemma notation (Gemma 4, FunctionGemma): call_open, a prefix, NAME{key:value,
-    ...}, call_close.  Strings are between two `quote` texts (and end early at
-    `string_stops`); a top-level string value streams, any other value is converted to JSON
-    by `decode` when it ends; keys are bare text (or quoted at any depth, with
-    `quoted_keys`)."""
+    ...}, call_close (or, left in place for the rule after the call, one of `call_ends`).
+    Strings are between two `quote` texts (and end early at `string_stops`); a top-level
+    string value streams, any other value is converted to JSON by `decode` when it ends;
+    keys are bare text (or quoted at any depth, with `quoted_keys`)."""
     string_text = until(quote, *string_stops, need_stop=True)
     bare_key = tag("param_name", until(":", "}", ",", quote, call_close, min1=True, need_stop=True))
     key = (
@@ -140,6 +145,9 @@ def gemma_call_rules(
     member_key = until(":", "}", ",", quote, min1=True, need_stop=True)
     if quoted_keys:
         member_key = choice(seq(lit(quote), until(quote, need_stop=True), lit(quote)), member_key)
+    close = lit(call_close)
+    if call_ends:
+        close = choice(close, *(ahead(lit(end)) for end in call_ends))
     top_string = seq(
         lit(quote), cut(), tag("param_value", string_text, decode="string"), lit(quote)
     )
@@ -158,7 +166,7 @@ def gemma_call_rules(
         ws(),
         lit("}"),
         ws(),
-        lit(call_close),
+        close,
     )
     return {
         "call": seq(
@@ -216,6 +224,7 @@ FORMAT = Format(
         TOOL_RESPONSE,
     ),
     call_markers=(TOOL_CALL_OPEN, TOOL_CALL_CLOSE),
+    other_call_closers=(TURN_END,),
     argument_notation="Gemma values",
     grammar=Grammar(
         rules={
@@ -253,6 +262,7 @@ FORMAT = Format(
                 quoted_keys=True,
                 string_stops=(CHANNEL_OPEN,),
                 decode="gemma",
+                call_ends=(TURN_END,),
             ),
             "stray_close": choice(lit(CHANNEL_CLOSE), lit(TOOL_CALL_CLOSE)),
             "turn_end": seq(choice(lit(TURN_END), lit(TOOL_RESPONSE)), cut(), skip_rest()),

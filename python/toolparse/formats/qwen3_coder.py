@@ -6,6 +6,12 @@ same parser (their ``mimo``, ``step3p5`` and ``nanbeige`` names), hence the alia
 A string parameter keeps its text; any other is read as the first of its schema's types
 the text fits, and a value that fits none of them makes the call invalid_arguments (vLLM
 and SGLang keep it as a string, a guess at what the model meant).
+
+A call may be opened with ``<function=NAME>`` directly, without ``<tool_call>``; a
+``</tool_call>`` right after its ``</function>`` is then that call's closing marker and is
+dropped, never content.  vLLM reads such a call only when the output has no
+``<tool_call>`` at all (its content ends at the first ``<function=``); beside a call
+written in full it loses the bare call and leaves it, markers included, in content.
 """
 
 from __future__ import annotations
@@ -57,15 +63,20 @@ FORMAT = Format(
     needs_tools=True,
     markers=(TOOL_OPEN, TOOL_CLOSE, THINK_OPEN, THINK_CLOSE, FUNCTION_OPEN, "</function>"),
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
+    other_call_closers=("</function>",),  # a call opened by <function= alone ends there
     grammar=Grammar(
         rules={
             **reasoning_rules(THINK_OPEN, THINK_CLOSE, TOOL_OPEN, FUNCTION_OPEN),
             "body": seq(many(choice(ref("call"), ref("bare_call"), ref("content"))), eof()),
             "call": call_block(TOOL_OPEN, TOOL_CLOSE, seq(lit(FUNCTION_OPEN), ref("function"))),
+            # a </tool_call> after a call opened without <tool_call> closes that call
             "bare_call": seq(
                 lit(FUNCTION_OPEN),
                 cut(),
-                recover(tag("tool_call", ref("function")), skip_past("</function>")),
+                recover(
+                    tag("tool_call", seq(ref("function"), ws(), opt(lit(TOOL_CLOSE)))),
+                    skip_past("</function>"),
+                ),
                 ws(),
             ),
             "function": seq(
