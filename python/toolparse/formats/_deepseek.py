@@ -30,7 +30,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import call_block, think_block
+from ._base import think_block
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
@@ -87,17 +87,18 @@ def token_body(call_body: Node, text_markers: tuple[str, ...] = ()) -> dict[str,
     The first call of a section may leave out <｜tool▁call▁begin｜>: whatever follows the
     opener that is neither that marker nor the section closer is read as the first call,
     so a section the output cuts off is incomplete and one followed by something else is
-    an error, its opener and name never content.  A broken first call is dropped up to
-    the next marker (a <｜tool▁call▁end｜> with it), or up to the line break that ends its
-    name.
+    an error, its opener and name never content.  A broken call is dropped up to the
+    next marker (a <｜tool▁call▁end｜> with it), so a call after it stands; a broken first
+    call whose name a line break ends, up to that line break.
     text_markers: other markers of the format that content never holds (<think> and
     </think>).  A <｜tool▁sep｜> or <｜tool▁call▁end｜> (or one of text_markers) that stands
     outside a call is reported as unexpected and dropped.
     """
     markers = (*TOKEN_MARKERS, *text_markers)
+    skip = seq(until(*markers), opt(lit(CALL_END)))
     first = recover(
         seq(tag("tool_call", seq(call_body, ws(), lit(CALL_END))), ws()),
-        choice(ahead(lit("\n")), seq(until(*markers), opt(lit(CALL_END)))),
+        choice(ahead(lit("\n")), skip),
     )
     return {
         "body": seq(
@@ -115,7 +116,12 @@ def token_body(call_body: Node, text_markers: tuple[str, ...] = ()) -> dict[str,
             opt(seq(lit(CALLS_END), ws())),
         ),
         "first_call": seq(not_ahead(choice(lit(CALL_BEGIN), lit(CALLS_END))), cut(), first),
-        "call": call_block(CALL_BEGIN, CALL_END, call_body),
+        "call": seq(
+            lit(CALL_BEGIN),
+            cut(),
+            recover(tag("tool_call", seq(ws(), call_body, ws(), lit(CALL_END))), skip),
+            ws(),
+        ),
         "stray_end": seq(lit(CALLS_END), ws()),
         "stray": stray(CALL_END, TOOL_SEP, *text_markers),
         "content": tag("content", until(*markers, min1=True, commit=True)),

@@ -37,7 +37,9 @@ Choices: text before a section is content, whitespace included (vLLM and llama.c
 it); whitespace between calls and after a section is not content; text after a section is
 content (llama.cpp keeps it, vLLM drops it); a stray ``<｜tool▁calls▁end｜>`` is dropped.
 A call ends at its ``<｜tool▁call▁end｜>``; arguments that are not a JSON object report
-invalid_arguments and parsing resumes after that marker.  V3 does not reason (see
+invalid_arguments and parsing resumes after that marker, or at the next marker where that
+comes first, so a call that breaks off where the next ``<｜tool▁call▁begin｜>`` comes does
+not take that call with it.  V3 does not reason (see
 deepseek_r1 for the <think> models).
 
 No marker reaches content.  What follows a section opener is its first call unless it

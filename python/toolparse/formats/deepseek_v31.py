@@ -40,7 +40,10 @@ Facts relied on:
 Choices: text before a section is content, whitespace included; whitespace between calls
 and after a section is not; text after a section is content; a stray
 ``<｜tool▁calls▁end｜>`` is dropped; arguments that are not a JSON object report
-invalid_arguments and parsing resumes after the call's ``<｜tool▁call▁end｜>``.
+invalid_arguments and parsing resumes after the call's ``<｜tool▁call▁end｜>``, or at the
+next marker where that comes first: a call that breaks off where the next
+``<｜tool▁call▁begin｜>`` comes does not take the call after it with it (vLLM's regex reads
+everything up to the next ``<｜tool▁call▁end｜>`` as the broken call's arguments).
 
 No marker reaches content.  A section the output cuts off (after its
 opener, or inside the name of its first call) is incomplete: vLLM returns such an
