@@ -170,15 +170,37 @@ def dsml_body(block: str, space: str = "") -> dict[str, Node]:
     """The rules after the reasoning block of the DSML form.
 
     body: content, then a block of invokes, then (rarely) more content.  The whitespace
-    right before the block opener (the template's blank line) is not content.
+    right before the block opener (the template's blank line) is not content.  No other
+    marker is content: an invoke outside a block is reported (unexpected) and dropped up
+    to its closer, any other marker there (a closer, a parameter tag, <think>, </think>)
+    is reported and dropped alone.
     """
-    block_open, _, _ = dsml_markers(block, space)
+    block_open, block_close, markers = dsml_markers(block, space)
+    invoke_open, invoke_close, param_open, param_close = dsml_tags(space)
     return {
-        "body": seq(many(choice(ref("block"), ref("content"))), eof()),
+        "body": seq(
+            many(choice(ref("block"), ref("stray_invoke"), ref("stray"), ref("content"))), eof()
+        ),
         **dsml_call_rules(block, space),
+        "stray_invoke": seq(
+            lit(invoke_open),
+            cut(),
+            recover(
+                choice(), seq(until(invoke_close, block_open, block_close), opt(lit(invoke_close)))
+            ),
+        ),
+        "stray": stray(block_close, invoke_close, param_open, param_close, THINK_OPEN, THINK_CLOSE),
         "content": tag(
             "content",
-            until(f"\n\n{block_open}", f"\n{block_open}", block_open, min1=True, commit=True),
+            until(
+                f"\n\n{block_open}",
+                f"\n{block_open}",
+                *markers,
+                THINK_OPEN,
+                THINK_CLOSE,
+                min1=True,
+                commit=True,
+            ),
         ),
     }
 
