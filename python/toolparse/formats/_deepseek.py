@@ -20,6 +20,7 @@ from ..grammar import (
     json,
     lit,
     many,
+    not_ahead,
     opt,
     recover,
     ref,
@@ -29,7 +30,7 @@ from ..grammar import (
     until,
     ws,
 )
-from ._base import call_block, skip_past, think_block
+from ._base import think_block
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
@@ -70,36 +71,60 @@ def fenced_call_body() -> Node:
     )
 
 
-def token_body(call_body: Node, first_call_opening: Node | None = None) -> dict[str, Node]:
+def stray(*markers: str) -> Node:
+    """A marker with no place where it stands: reported (unexpected) and dropped, and
+    parsing goes on right after it."""
+    return seq(choice(*(lit(m) for m in markers)), cut(), recover(choice(), seq()))
+
+
+def token_body(call_body: Node, text_markers: tuple[str, ...] = ()) -> dict[str, Node]:
     """The rules after the reasoning block of the token form.
 
     body: content, calls sections, calls opened without a section, and a stray section
     closer, in any order.  A section is an opener, calls separated by whitespace, and
     <｜tool▁calls▁end｜> (optional: some outputs stop after the last call's end).
     call_body: what lies between <｜tool▁call▁begin｜> and <｜tool▁call▁end｜>.
-    first_call_opening: when given, the first call of a section may leave out
-    <｜tool▁call▁begin｜> where this lookahead matches.
+    The first call of a section may leave out <｜tool▁call▁begin｜>: whatever follows the
+    opener that is neither that marker nor the section closer is read as the first call,
+    so a section the output cuts off is incomplete and one followed by something else is
+    an error, its opener and name never content.  A broken call is dropped up to the
+    next marker (a <｜tool▁call▁end｜> with it), so a call after it stands; a broken first
+    call whose name a line break ends, up to that line break.
+    text_markers: other markers of the format that content never holds (<think> and
+    </think>).  A <｜tool▁sep｜> or <｜tool▁call▁end｜> (or one of text_markers) that stands
+    outside a call is reported as unexpected and dropped.
     """
-    section: list[Node] = [choice(*(lit(m) for m in CALLS_BEGIN_VARIANTS)), cut(), ws()]
-    rules: dict[str, Node] = {}
-    if first_call_opening is not None:
-        section.append(opt(ref("first_call")))
-        rules["first_call"] = seq(
-            ahead(first_call_opening),
-            cut(),
-            recover(tag("tool_call", seq(call_body, ws(), lit(CALL_END))), skip_past(CALL_END)),
-            ws(),
-        )
-    section += [many(ref("call")), opt(seq(lit(CALLS_END), ws()))]
-    return rules | {
+    markers = (*TOKEN_MARKERS, *text_markers)
+    skip = seq(until(*markers), opt(lit(CALL_END)))
+    first = recover(
+        seq(tag("tool_call", seq(call_body, ws(), lit(CALL_END))), ws()),
+        choice(ahead(lit("\n")), skip),
+    )
+    return {
         "body": seq(
-            many(choice(ref("section"), ref("call"), ref("stray_end"), ref("content"))),
+            many(
+                choice(ref("section"), ref("call"), ref("stray_end"), ref("stray"), ref("content"))
+            ),
             eof(),
         ),
-        "section": seq(*section),
-        "call": call_block(CALL_BEGIN, CALL_END, call_body),
+        "section": seq(
+            choice(*(lit(m) for m in CALLS_BEGIN_VARIANTS)),
+            cut(),
+            ws(),
+            opt(ref("first_call")),
+            many(ref("call")),
+            opt(seq(lit(CALLS_END), ws())),
+        ),
+        "first_call": seq(not_ahead(choice(lit(CALL_BEGIN), lit(CALLS_END))), cut(), first),
+        "call": seq(
+            lit(CALL_BEGIN),
+            cut(),
+            recover(tag("tool_call", seq(ws(), call_body, ws(), lit(CALL_END))), skip),
+            ws(),
+        ),
         "stray_end": seq(lit(CALLS_END), ws()),
-        "content": tag("content", until(*TOKEN_CALL_STARTS, CALLS_END, min1=True, commit=True)),
+        "stray": stray(CALL_END, TOOL_SEP, *text_markers),
+        "content": tag("content", until(*markers, min1=True, commit=True)),
     }
 
 
@@ -145,15 +170,37 @@ def dsml_body(block: str, space: str = "") -> dict[str, Node]:
     """The rules after the reasoning block of the DSML form.
 
     body: content, then a block of invokes, then (rarely) more content.  The whitespace
-    right before the block opener (the template's blank line) is not content.
+    right before the block opener (the template's blank line) is not content.  No other
+    marker is content: an invoke outside a block is reported (unexpected) and dropped up
+    to its closer, any other marker there (a closer, a parameter tag, <think>, </think>)
+    is reported and dropped alone.
     """
-    block_open, _, _ = dsml_markers(block, space)
+    block_open, block_close, markers = dsml_markers(block, space)
+    invoke_open, invoke_close, param_open, param_close = dsml_tags(space)
     return {
-        "body": seq(many(choice(ref("block"), ref("content"))), eof()),
+        "body": seq(
+            many(choice(ref("block"), ref("stray_invoke"), ref("stray"), ref("content"))), eof()
+        ),
         **dsml_call_rules(block, space),
+        "stray_invoke": seq(
+            lit(invoke_open),
+            cut(),
+            recover(
+                choice(), seq(until(invoke_close, block_open, block_close), opt(lit(invoke_close)))
+            ),
+        ),
+        "stray": stray(block_close, invoke_close, param_open, param_close, THINK_OPEN, THINK_CLOSE),
         "content": tag(
             "content",
-            until(f"\n\n{block_open}", f"\n{block_open}", block_open, min1=True, commit=True),
+            until(
+                f"\n\n{block_open}",
+                f"\n{block_open}",
+                *markers,
+                THINK_OPEN,
+                THINK_CLOSE,
+                min1=True,
+                commit=True,
+            ),
         ),
     }
 

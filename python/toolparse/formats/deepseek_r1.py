@@ -31,12 +31,15 @@ Facts relied on:
   confused re/ syntax of their tool call opening tag") and a first call without
   ``<｜tool▁call▁begin｜>``.
 
-Choices: the whitespace after ``</think>`` is not content; otherwise as deepseek_v3.
+Choices: the whitespace after ``</think>`` is not content; otherwise as deepseek_v3,
+also for a section cut off or followed by something that is not a call, and for a
+stray ``<｜tool▁sep｜>`` or ``<｜tool▁call▁end｜>``.  After the reasoning, a ``<think>`` or
+``</think>`` in the content is reported (unexpected) and dropped, never content.
 """
 
 from __future__ import annotations
 
-from ..grammar import Grammar, lit, opt, ref, seq, ws
+from ..grammar import Grammar, opt, ref, seq, ws
 from ._base import Format
 from ._deepseek import (
     CALL_BEGIN,
@@ -44,7 +47,6 @@ from ._deepseek import (
     THINK_CLOSE,
     THINK_OPEN,
     TOKEN_MARKERS,
-    TOOL_SEP,
     fenced_call_body,
     reasoning_rules,
     token_body,
@@ -65,7 +67,7 @@ FORMAT = Format(
     grammar=Grammar(
         rules={"start": seq(ws(), opt(ref("think")), ref("body"))}
         | reasoning_rules()
-        | token_body(fenced_call_body(), first_call_opening=lit("function" + TOOL_SEP)),
+        | token_body(fenced_call_body(), text_markers=(THINK_OPEN, THINK_CLOSE)),
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
     ),
     examples=(

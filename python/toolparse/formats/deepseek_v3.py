@@ -37,19 +37,28 @@ Choices: text before a section is content, whitespace included (vLLM and llama.c
 it); whitespace between calls and after a section is not content; text after a section is
 content (llama.cpp keeps it, vLLM drops it); a stray ``<｜tool▁calls▁end｜>`` is dropped.
 A call ends at its ``<｜tool▁call▁end｜>``; arguments that are not a JSON object report
-invalid_arguments and parsing resumes after that marker.  V3 does not reason (see
+invalid_arguments and parsing resumes after that marker, or at the next marker where that
+comes first, so a call that breaks off where the next ``<｜tool▁call▁begin｜>`` comes does
+not take that call with it.  V3 does not reason (see
 deepseek_r1 for the <think> models).
+
+No marker reaches content.  What follows a section opener is its first call unless it
+is ``<｜tool▁call▁begin｜>`` or the section closer: a section the output cuts off is
+incomplete, and an opener followed by something else (a bare name, as vLLM's V3.1
+tests show of a cut-off output) is an error, the opener and that text dropped up to the
+next marker, never glued onto the content.  A
+``<｜tool▁sep｜>`` or ``<｜tool▁call▁end｜>`` outside any call is reported (unexpected) and
+dropped; the text around it stays content.
 """
 
 from __future__ import annotations
 
-from ..grammar import Grammar, lit, ref, seq, ws
+from ..grammar import Grammar, ref, seq, ws
 from ._base import Format
 from ._deepseek import (
     CALL_BEGIN,
     CALL_END,
     TOKEN_MARKERS,
-    TOOL_SEP,
     fenced_call_body,
     token_body,
 )
@@ -69,8 +78,7 @@ FORMAT = Format(
     markers=TOKEN_MARKERS,
     call_markers=(CALL_BEGIN, CALL_END),
     grammar=Grammar(
-        rules={"start": seq(ws(), ref("body"))}
-        | token_body(fenced_call_body(), first_call_opening=lit("function" + TOOL_SEP)),
+        rules={"start": seq(ws(), ref("body"))} | token_body(fenced_call_body()),
         entries={"start": "start"},
     ),
     examples=(

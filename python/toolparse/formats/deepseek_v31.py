@@ -32,11 +32,28 @@ Facts relied on:
   ``<｜tool calls begin｜>``, ``<｜tool\\_calls\\_begin｜>``, ``<｜tool▁calls｜>``) are accepted,
   and so is a call opened by ``<｜tool▁call▁begin｜>`` without a section opener (SGLang's
   streaming parser starts a call there).
+- The first call of a section may leave out ``<｜tool▁call▁begin｜>`` (llama.cpp's V3.1
+  parser makes that marker optional before every call); vLLM then reports no call and
+  returns the whole output, markers included, as content.  Here what follows a section
+  opener is a call unless it is ``<｜tool▁call▁begin｜>`` or the section closer.
 
 Choices: text before a section is content, whitespace included; whitespace between calls
 and after a section is not; text after a section is content; a stray
 ``<｜tool▁calls▁end｜>`` is dropped; arguments that are not a JSON object report
-invalid_arguments and parsing resumes after the call's ``<｜tool▁call▁end｜>``.
+invalid_arguments and parsing resumes after the call's ``<｜tool▁call▁end｜>``, or at the
+next marker where that comes first: a call that breaks off where the next
+``<｜tool▁call▁begin｜>`` comes does not take the call after it with it (vLLM's regex reads
+everything up to the next ``<｜tool▁call▁end｜>`` as the broken call's arguments).
+
+No marker reaches content.  A section the output cuts off (after its
+opener, or inside the name of its first call) is incomplete: vLLM returns such an
+output whole as content, the opener with it, a guess that leaks the marker; here the
+text before the opener stays content and the opener and name are dropped.  A first call
+that breaks (a name followed by a line of prose, no ``<｜tool▁call▁end｜>``) is an error
+and is dropped up to the next marker, or up to the line break after its name, so the
+line after it stays content.  A ``<｜tool▁sep｜>``, ``<｜tool▁call▁end｜>``, ``<think>`` or
+``</think>`` outside any call has no place: it is reported (unexpected) and dropped, and
+the text on both sides is kept.
 """
 
 from __future__ import annotations
@@ -77,7 +94,7 @@ FORMAT = Format(
     grammar=Grammar(
         rules={"start": seq(ws(), opt(ref("think")), ref("body"))}
         | reasoning_rules(*TOKEN_CALL_STARTS)
-        | token_body(_CALL_BODY),
+        | token_body(_CALL_BODY, text_markers=(THINK_OPEN, THINK_CLOSE)),
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
     ),
     examples=(

@@ -41,6 +41,12 @@ the next parameter, ``</｜DSML｜invoke>`` or the block closer, so a value may 
 closing text; values are not trimmed (DeepSeek's parser keeps them as written).  Text
 after the block is content (vLLM's engine parser returns to content there).  A broken
 invoke reports invalid_arguments and parsing resumes after its ``</｜DSML｜invoke>``.
+
+No marker reaches content.  An invoke outside a block is not a call: vLLM and SGLang
+look for calls only after the block opener and hand such an invoke on as content, its
+tags with it; here it is reported (unexpected) and dropped up to its
+``</｜DSML｜invoke>``.  Any other DSML tag, ``<think>`` or ``</think>`` in the content (a
+second block closer, say) is reported and dropped alone; the text around it is kept.
 """
 
 from __future__ import annotations

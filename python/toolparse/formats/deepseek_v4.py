@@ -35,7 +35,9 @@ Facts relied on:
 Choices: as deepseek_v32 (values end at a ``</｜DSML｜parameter>`` followed by the next tag
 and are not trimmed; a JSON object as the whole invoke body is accepted; text after the
 block is content; a broken invoke reports invalid_arguments and parsing resumes after its
-``</｜DSML｜invoke>``).
+``</｜DSML｜invoke>``; no marker reaches content: an invoke outside a block, which vLLM and
+SGLang hand on as content, is reported and dropped up to its closer, any other DSML tag,
+``<think>`` or ``</think>`` there is reported and dropped alone).
 """
 
 from __future__ import annotations

@@ -46,7 +46,11 @@ Facts relied on:
 Choices, as deepseek_v4: values end at a ``</｜DSML｜ parameter>`` followed by the next tag
 and are not trimmed (vLLM keeps them as written; SGLang strips string values); text
 after the block is content (vLLM returns to content; the script rejects it); a broken
-invoke reports invalid_arguments and parsing resumes after its ``</｜DSML｜ invoke>``.
+invoke reports invalid_arguments and parsing resumes after its ``</｜DSML｜ invoke>``.  No
+marker reaches content: an invoke outside a block (content to vLLM and SGLang, which
+look for calls after the block opener only) is reported and dropped up to its closer,
+any other spaced DSML tag, ``<think>`` or ``</think>`` there is reported and dropped
+alone.
 
 Not pinned down: a parameter without its string flag.  DeepSeek's script requires the
 flag, and SGLang 0.5.23 drops an invoke holding such a parameter; vLLM 0.33.0 reads it
