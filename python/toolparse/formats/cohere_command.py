@@ -75,6 +75,9 @@ Choices:
   block are dropped, with the whitespace after the closing ones; a later
   ``<|START_THINKING|>`` opens reasoning again.  Text after ``<|END_ACTION|>`` or
   ``<|END_RESPONSE|>`` is content (melody drops it; the model ends its turn there).
+- A ``<|CHATBOT_TOKEN|>`` opening the output (the turn's role token, which the prompt
+  ends with and a serving stack may echo) is dropped; anywhere else in the body it is an
+  unexpected error and skipped, never content (as in command_r7b.py).
 """
 
 from __future__ import annotations
@@ -98,10 +101,12 @@ from ._base import Format, call_array, reasoning_rules, skip_past
 from .command_r7b import (
     ACTION_CLOSE,
     ACTION_OPEN,
+    CHATBOT,
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     THINK_CLOSE,
     THINK_OPEN,
+    role_token_rules,
 )
 from .command_r7b import _call as _action_call
 
@@ -137,11 +142,13 @@ FORMAT = Format(
         TEXT_OPEN,
         TEXT_CLOSE,
         TURN_END,
+        CHATBOT,
     ),
     call_markers=None,
     grammar=Grammar(
         rules={
             **reasoning_rules(THINK_OPEN, THINK_CLOSE, ACTION_OPEN, RESPONSE_OPEN, TEXT_OPEN),
+            **role_token_rules(THINK_OPEN),
             "body": seq(
                 many(
                     choice(
@@ -149,6 +156,7 @@ FORMAT = Format(
                         ref("action"),
                         ref("fenced_action"),
                         ref("wrapper"),
+                        ref("stray_role"),
                         ref("content"),
                     )
                 ),
@@ -197,6 +205,7 @@ FORMAT = Format(
                     TEXT_OPEN,
                     TEXT_CLOSE,
                     TURN_END,
+                    CHATBOT,
                     stop(ACTION_WORD, followed_by=(FENCE_JSON,)),
                     min1=True,
                     commit=True,

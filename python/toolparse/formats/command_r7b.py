@@ -32,18 +32,28 @@ Facts this grammar relies on:
   ``]`` and ``<|END_ACTION|>``.  A bad element reports an error and the rest of the
   action is skipped (calls before it stand).  ``"arguments"`` is accepted in place of
   ``"parameters"``.
+- ``<|CHATBOT_TOKEN|>`` is the role token of the model's turn: the template's generation
+  prompt ends with ``<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>``, and a serving stack that
+  echoes it puts it at the start of the output.  There it is dropped (before the
+  whitespace and the thinking block that may follow); anywhere else in the body it is an
+  unexpected error and is skipped, never content.  The peers have no rule for it (their
+  tests do not feed it), so it would reach their content.
 """
 
 from __future__ import annotations
 
 from ..grammar import (
     Grammar,
+    Node,
+    ahead,
     choice,
     cut,
     eof,
     json_call,
     lit,
     many,
+    not_ahead,
+    opt,
     recover,
     ref,
     seq,
@@ -56,6 +66,26 @@ from ._base import Format, call_array, reasoning_rules, skip_past
 THINK_OPEN, THINK_CLOSE = "<|START_THINKING|>", "<|END_THINKING|>"
 ACTION_OPEN, ACTION_CLOSE = "<|START_ACTION|>", "<|END_ACTION|>"
 RESPONSE_OPEN, RESPONSE_CLOSE = "<|START_RESPONSE|>", "<|END_RESPONSE|>"
+CHATBOT = "<|CHATBOT_TOKEN|>"
+
+
+def role_token_rules(think_open: str) -> dict[str, Node]:
+    """The entry rules with a leading ``<|CHATBOT_TOKEN|>`` dropped (over those of
+    reasoning_rules), and "stray_role": that token anywhere else, an unexpected error."""
+    return {
+        "start": seq(ws(), opt(seq(lit(CHATBOT), ws())), opt(ref("think")), ref("body")),
+        "start_in_reasoning": seq(
+            opt(seq(ws(), lit(CHATBOT))),
+            opt(seq(ws(), lit(think_open))),
+            ref("reasoning_rest"),
+            ref("body"),
+        ),
+        "stray_role": seq(
+            ahead(lit(CHATBOT)),
+            recover(seq(not_ahead(lit(CHATBOT)), lit(CHATBOT)), lit(CHATBOT)),
+        ),
+    }
+
 
 _call = json_call(("tool_name",), ("parameters", "arguments"), ("tool_call_id",))
 
@@ -76,12 +106,17 @@ FORMAT = Format(
         ACTION_CLOSE,
         RESPONSE_OPEN,
         RESPONSE_CLOSE,
+        CHATBOT,
     ),
     call_markers=None,
     grammar=Grammar(
         rules={
             **reasoning_rules(THINK_OPEN, THINK_CLOSE),
-            "body": seq(many(choice(ref("action"), ref("wrapper"), ref("content"))), eof()),
+            **role_token_rules(THINK_OPEN),
+            "body": seq(
+                many(choice(ref("action"), ref("wrapper"), ref("stray_role"), ref("content"))),
+                eof(),
+            ),
             "action": seq(
                 lit(ACTION_OPEN),
                 cut(),
@@ -91,7 +126,7 @@ FORMAT = Format(
             "wrapper": choice(lit(RESPONSE_OPEN), seq(lit(RESPONSE_CLOSE), ws())),
             "content": tag(
                 "content",
-                until(ACTION_OPEN, RESPONSE_OPEN, RESPONSE_CLOSE, min1=True, commit=True),
+                until(ACTION_OPEN, RESPONSE_OPEN, RESPONSE_CLOSE, CHATBOT, min1=True, commit=True),
             ),
         },
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},

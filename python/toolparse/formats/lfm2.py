@@ -38,8 +38,13 @@ Facts this grammar relies on:
   guessed call (llama.cpp's legacy parser passed the string through).
 - A call in the list ends once what follows it is certain: a comma (another call) or
   ``]`` and ``<|tool_call_end|>``.  So a call never ends before its block closes, and a
-  list cut short delivers only the calls a comma already closed.  After a broken call the
-  rest of the block is dropped up to ``<|tool_call_end|>``; the calls before it stand.
+  list cut short delivers only the calls a comma already closed.  A broken pythonic call
+  is reported and skipped up to the ``)`` that ends it (followed by ``,`` or ``]``, outside
+  strings and nested parentheses), and the calls before and after it stand; vLLM and
+  SGLang read the list with Python's parser, so one broken call loses them all.  A
+  broken call with no such ``)`` before ``<|tool_call_end|>``, and anything else that
+  breaks a block (a broken JSON array too), drops the rest of the block up to
+  ``<|tool_call_end|>``; the calls before it stand.
 - Reasoning: LFM2.5 thinking models write ``<think>`` themselves (the generation prompt
   is ``<|im_start|>assistant\\n``; llama.cpp reads an optional ``<think>...</think>`` at the
   start), so reasoning_in_prompt defaults to False.  Reasoning ends only at ``</think>``:
@@ -76,7 +81,7 @@ from ..grammar import (
     ws,
 )
 from ._base import Format, call_array, reasoning_rules, skip_past
-from ._pythonic import function_name, identifier, python_call
+from ._pythonic import call_list, function_name, identifier
 
 TOOL_CALL_START, TOOL_CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -89,7 +94,7 @@ def _block_body() -> Node:
         ahead(seq(lit("["), ws(), lit("{"))), cut(), call_array(json_call(), TOOL_CALL_END)
     )
     bare_object = tag("tool_call", seq(json_call(), ws(), lit(TOOL_CALL_END)))
-    python_list = call_array(python_call(), TOOL_CALL_END)
+    python_list = call_list(TOOL_CALL_END, (TOOL_CALL_END, TOOL_CALL_START), empty=True)
     return seq(ws(), choice(json_array, bare_object, python_list))
 
 

@@ -42,7 +42,12 @@ Choices (where the peers differ):
   an object of the call's shape with an unknown name reports ``unknown_tool`` (the call
   is dropped, not guessed) rather than being returned as content.
 - After a call, ``;`` and another object is another call (for an object after ``;`` no
-  shape test is made: it must be a call).  A call ends when its object closes.
+  shape test is made: it must be a call).  So is an object after whitespace alone (a
+  newline, as fine-tunes list parallel calls one per line) when it starts like a call;
+  vLLM's streaming parser takes ``;``, ``; ``, ``;\n`` and ``\n`` alike (its tests), while
+  its non-streaming path skips two characters after each object, which works for ``; ``
+  only.  An object after whitespace that does not start like a call is content, as
+  anywhere after the calls.  A call ends when its object closes.
   ``<|eom_id|>`` and ``<|eot_id|>`` are dropped wherever they appear, and text after the
   calls is content.  A broken call reports an error and the rest up to the next
   ``<|python_tag|>`` or end token is skipped.
@@ -102,6 +107,7 @@ from __future__ import annotations
 from ..grammar import (
     Grammar,
     ahead,
+    chars,
     choice,
     const,
     cut,
@@ -215,10 +221,16 @@ FORMAT = Format(
                 ),
                 ws(),
             ),
-            # a ; not followed by an object ends the calls (a trailing ; is dropped)
+            # calls joined by ; or by whitespace alone (then the object must start like a
+            # call); a ; not followed by an object ends the calls (a trailing ; is dropped)
             "calls": seq(
                 ref("call"),
-                many(seq(ws(), lit(";"), ws(), ahead(lit("{")), ref("call"))),
+                many(
+                    choice(
+                        seq(ws(), lit(";"), ws(), ahead(lit("{")), ref("call")),
+                        seq(chars(" \t\r\n", min1=True), ahead(_call_head), ref("call")),
+                    )
+                ),
                 opt(seq(ws(), lit(";"))),
                 ws(),
             ),

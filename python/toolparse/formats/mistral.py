@@ -29,10 +29,16 @@ Choices, and the facts behind them:
 
 - Content before ``[TOOL_CALLS]`` is content (v7 and later encode an assistant message as its
   content followed by its calls; vLLM, SGLang and llama.cpp all keep it).
-- ``NAME[ARGS]`` calls: the name is the text up to ``[ARGS]`` (or ``[CALL_ID]``); as in vLLM,
-  a name that runs straight into ``{`` also ends there, which is what the text looks like
-  when ``[ARGS]`` was decoded without special tokens. ``[CALL_ID]ID`` comes before the
+- ``NAME[ARGS]`` calls: the name is letters, digits, ``_`` and ``-`` (mistral-common refuses
+  any other function name, and writes ``[ARGS]`` or ``[CALL_ID]`` right after it); as in
+  vLLM, a name that runs straight into ``{`` also ends there, which is what the text looks
+  like when ``[ARGS]`` was decoded without special tokens. ``[CALL_ID]ID`` comes before the
   arguments, so the call is announced with the id the model wrote.
+- After ``[TOOL_CALLS]``, anything but a JSON list or such a name (``[TOOL_CALLS] junk
+  [{...}]``) is an ``unexpected`` error and no call, up to the next ``[TOOL_CALLS]``. vLLM
+  takes the text before the first ``{`` as the name (v11 and later: a call named ``junk
+  [``), or for older tokenizers searches the text for a ``[{...}]`` list and takes it
+  wherever it sits; both are guesses.
 - A call ends when its arguments object closes; there is no closing marker. Text after it,
   up to the next marker, is content (mistral-common would decode it as part of the
   arguments and reject the call, vLLM streams it into the arguments; but a call whose
@@ -56,6 +62,8 @@ from __future__ import annotations
 
 from ..grammar import (
     Grammar,
+    ahead,
+    chars,
     choice,
     cut,
     eof,
@@ -75,6 +83,10 @@ from ._base import Format, reopened, think_block
 
 TOOL_CALLS, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
 THINK_OPEN, THINK_CLOSE = "[THINK]", "[/THINK]"
+# mistral-common refuses a function name outside [a-zA-Z0-9_-]{1,64}
+NAME_CHARS = "A-Za-z0-9_-"
+# what decides that NAME[ARGS]{...} begins: the name, then [ARGS], [CALL_ID] or {
+_named_call_head = seq(chars(NAME_CHARS, min1=True), choice(lit(ARGS), lit(CALL_ID), lit("{")))
 
 # A [TOOL_CALLS] inside unfinished reasoning ends it.
 _think, _reasoning_rest = think_block(THINK_OPEN, THINK_CLOSE, TOOL_CALLS)
@@ -147,22 +159,25 @@ FORMAT = Format(
             # [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}
             "named_call": seq(
                 recover(
-                    tag(
-                        "tool_call",
-                        seq(
-                            tag(
-                                "tool_name",
-                                until(ARGS, CALL_ID, "{", TOOL_CALLS, need_stop=True),
+                    seq(
+                        ahead(_named_call_head),
+                        tag(
+                            "tool_call",
+                            seq(
+                                tag("tool_name", chars(NAME_CHARS, min1=True)),
+                                opt(
+                                    seq(
+                                        lit(CALL_ID),
+                                        tag(
+                                            "tool_id",
+                                            until(ARGS, "{", TOOL_CALLS, need_stop=True),
+                                        ),
+                                    )
+                                ),
+                                opt(lit(ARGS)),
+                                ws(),
+                                tag("tool_args", json("strict", "object")),
                             ),
-                            opt(
-                                seq(
-                                    lit(CALL_ID),
-                                    tag("tool_id", until(ARGS, "{", TOOL_CALLS, need_stop=True)),
-                                )
-                            ),
-                            opt(lit(ARGS)),
-                            ws(),
-                            tag("tool_args", json("strict", "object")),
                         ),
                     ),
                     until(TOOL_CALLS),

@@ -22,9 +22,15 @@ Facts this grammar relies on:
 - Text after the list (or after ``<|python_end|>``) is content; so is text before a
   ``<|python_start|>`` block.  A call ends once the ``,`` or ``]`` after it has arrived,
   so a list cut short delivers only the calls before the last comma.
-- After a broken call the rest of that list is dropped (up to ``<|python_end|>`` in a
-  block, up to the next ``<|python_start|>`` or the end otherwise): nothing of it reaches
-  content, and no call is guessed.
+- A broken call (once ``name(`` has come) is reported and skipped up to the ``)`` that
+  ends it, the one followed by ``,`` or ``]``, outside strings and nested parentheses; the
+  calls before and after it in the list are delivered.  vLLM and SGLang read the whole
+  list with Python's parser, so one broken call loses every call of the list; here the
+  valid ones stand, since each is read whole and its meaning is not in doubt.  A broken
+  call with no such ``)`` before ``<|python_start|>``, ``<|python_end|>`` or the end, and
+  anything else that breaks the list, drops the rest of the list (up to ``<|python_end|>``
+  in a block, up to the next ``<|python_start|>`` or the end otherwise).  Nothing of a
+  broken call reaches content, and no call is guessed.
 - JSON's ``true``, ``false`` and ``null`` are read as ``True``, ``False`` and ``None``:
   models writing Python calls use them, and vLLM's and SGLang's pythonic parsers and
   llama.cpp's accept them.
@@ -70,13 +76,20 @@ FORMAT = Format(
                 opt(seq(ahead(call_list_start()), cut(), ref("leading_list"))),
                 ref("body"),
             ),
-            "leading_list": seq(recover(call_list(), until(PYTHON_START)), ws()),
+            "leading_list": seq(
+                recover(call_list(stops=(PYTHON_START,)), until(PYTHON_START)), ws()
+            ),
             "body": seq(many(choice(ref("block"), ref("content"))), eof()),
             "block": seq(
                 lit(PYTHON_START),
                 cut(),
                 recover(
-                    seq(ws(), call_list(), ws(), opt(lit(PYTHON_END))),
+                    seq(
+                        ws(),
+                        call_list(stops=(PYTHON_END, PYTHON_START)),
+                        ws(),
+                        opt(lit(PYTHON_END)),
+                    ),
                     skip_past(PYTHON_END),
                 ),
                 ws(),
