@@ -181,7 +181,7 @@ def dsml_body(block: str, space: str = "") -> dict[str, Node]:
         "body": seq(
             many(choice(ref("block"), ref("stray_invoke"), ref("stray"), ref("content"))), eof()
         ),
-        **dsml_call_rules(block, space),
+        **dsml_call_rules(block, space, self_closing=True),
         "stray_invoke": seq(
             lit(invoke_open),
             cut(),
@@ -212,10 +212,13 @@ def dsml_call_rules(
     *,
     json_body: bool = True,
     untyped_parameters: bool = False,
+    self_closing: bool = False,
 ) -> dict[str, Node]:
     """The block, invoke and parameter rules of the DSML form.  `json_body`: an invoke may
     hold one JSON object instead of parameters (DeepSeek); `untyped_parameters`: a
-    parameter without its string attribute is a string (GigaChat 3.5)."""
+    parameter without its string attribute is a string (GigaChat 3.5); `self_closing`: an
+    invoke closed in its own tag (``name="NAME"/>``) is a call without arguments
+    (DeepSeek)."""
     block_open, block_close, _ = dsml_markers(block, space, ns)
     invoke_open, invoke_close, param_open, param_close = dsml_tags(space, ns)
     parameters = many(ref("parameter"))
@@ -225,6 +228,17 @@ def dsml_call_rules(
     ]
     if untyped_parameters:
         typed.append(seq(lit(">"), _value(block_close, "string", space, ns)))
+    invoke_body = seq(
+        lit(">"),
+        ws(),
+        choice(
+            seq(ahead(lit("{")), cut(), tag("tool_args", json(kind="object")), ws()),
+            parameters,
+        )
+        if json_body
+        else parameters,
+        lit(invoke_close),
+    )
     return {
         "block": seq(
             ws(),
@@ -247,15 +261,7 @@ def dsml_call_rules(
             tag("tool_name", until('"', "\n", "<", need_stop=True)),
             lit('"'),
             ws(),
-            lit(">"),
-            ws(),
-            choice(
-                seq(ahead(lit("{")), cut(), tag("tool_args", json(kind="object")), ws()),
-                parameters,
-            )
-            if json_body
-            else parameters,
-            lit(invoke_close),
+            choice(lit("/>"), invoke_body) if self_closing else invoke_body,
         ),
         "parameter": seq(
             lit(param_open),

@@ -35,6 +35,10 @@ Facts relied on:
   tools while thinking.  The opener ends unfinished reasoning.
 - SGLang's deepseekv32 parser also takes an invoke whose body is one JSON object of
   arguments instead of parameters; that is accepted too.
+- A call without arguments is an invoke with an empty body in DeepSeek's encoder; SGLang
+  also takes one closed in its own tag, ``<｜DSML｜invoke name="NAME"/>`` (its tests say V4
+  writes it for tools without arguments), which DeepSeek's own parser refuses.  Its
+  meaning is not in doubt: it is a call with ``{}``.
 
 Choices: a value ends at a ``</｜DSML｜parameter>`` followed (after optional whitespace) by
 the next parameter, ``</｜DSML｜invoke>`` or the block closer, so a value may contain the
@@ -76,6 +80,7 @@ FORMAT = Format(
     needs_tools=False,
     markers=(*_MARKERS, THINK_OPEN, THINK_CLOSE),
     call_markers=(INVOKE_OPEN, INVOKE_CLOSE),
+    other_call_closers=("/>",),  # a self-closing invoke, a call without arguments
     grammar=dsml_grammar("function_calls"),
     examples=(
         '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n'

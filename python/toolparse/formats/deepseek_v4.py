@@ -29,15 +29,19 @@ Facts relied on:
   first is dropped (vLLM absorbs it).
 - The block opener inside unfinished reasoning ends the reasoning (vLLM's V4 parser goes
   from reasoning straight to the call; llama.cpp ends reasoning at the opener too).
+- A call without arguments: the encoder writes an invoke with an empty body; SGLang's
+  tests say V4 writes ``<｜DSML｜invoke name="NAME"/>`` for such tools, and its parser takes
+  it (DeepSeek's own parser does not).  It is a call with ``{}`` here.
 - V4.1 writes spaced tags (``<｜DSML｜ invoke``, vLLM's deepseek_v41): not this format, and
   the model ids name V4 and its -Flash and -Pro releases only.
 
 Choices: as deepseek_v32 (values end at a ``</｜DSML｜parameter>`` followed by the next tag
-and are not trimmed; a JSON object as the whole invoke body is accepted; text after the
-block is content; a broken invoke reports invalid_arguments and parsing resumes after its
-``</｜DSML｜invoke>``; no marker reaches content: an invoke outside a block, which vLLM and
-SGLang hand on as content, is reported and dropped up to its closer, any other DSML tag,
-``<think>`` or ``</think>`` there is reported and dropped alone).
+and are not trimmed; a JSON object as the whole invoke body and a self-closed invoke
+are accepted; text after the block is content; a broken invoke reports invalid_arguments
+and parsing resumes after its ``</｜DSML｜invoke>``; no marker reaches content: an invoke
+outside a block, which vLLM and SGLang hand on as content, is reported and dropped up to
+its closer, any other DSML tag, ``<think>`` or ``</think>`` there is reported and dropped
+alone).
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ FORMAT = Format(
     call_in_reasoning="ends_reasoning",
     markers=(*_MARKERS, THINK_OPEN, THINK_CLOSE),
     call_markers=(INVOKE_OPEN, INVOKE_CLOSE),
+    other_call_closers=("/>",),  # a self-closing invoke, a call without arguments
     grammar=dsml_grammar("tool_calls"),
     examples=(
         '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="search">\n'

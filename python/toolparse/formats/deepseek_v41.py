@@ -30,7 +30,10 @@ Facts relied on:
 - The script joins the content and the block with a blank line, rendered even when there
   is no content, and its parser reads the content up to ``\\n\\n<｜DSML｜ calls``: that
   blank line is not content.  One parameter or invoke a line, each invoke followed by a
-  newline; a call with no arguments is an invoke with an empty body.
+  newline; a call with no arguments is an invoke with an empty body.  SGLang's V4.1
+  detector, built on its V3.2 one, also takes an invoke closed in its own tag
+  (``<｜DSML｜ invoke name="NAME"/>``, the V4 shape its tests report for tools without
+  arguments); the script does not.  It is a call with ``{}`` here.
 - Reasoning is ``<think>`` ... ``</think>``.  Thinking is the default (vLLM's V4.1 parser,
   inherited from V4, starts in reasoning unless thinking is turned off; the script ends a
   thinking prompt with ``<think>``), so reasoning_in_prompt defaults to true; a repeated
@@ -81,6 +84,7 @@ FORMAT = Format(
     call_in_reasoning="ends_reasoning",
     markers=(*_MARKERS, THINK_OPEN, THINK_CLOSE),
     call_markers=(_INVOKE_OPEN, _INVOKE_CLOSE),
+    other_call_closers=("/>",),  # a self-closing invoke, a call without arguments
     grammar=dsml_grammar("calls", _SPACE),
     examples=(
         f'{_BLOCK_OPEN}\n{_INVOKE_OPEN}get_weather">\n'
