@@ -303,6 +303,9 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
             case '"':
             case '\'':
                 goto open_string;
+            case '+': /* Python takes a unary plus (literal_eval("+7") is 7) */
+                if (!python) FAIL(TP_JSON_E_UNEXPECTED_BYTE);
+                /* fall through */
             case '-':
                 state = ST_NUM_MINUS;
                 i++;

@@ -121,6 +121,8 @@ static tp_status convert(tp_buf *out, tp_buf *text, const uint8_t *s, size_t n) 
         } else if (b == '(' || b == ')') {
             k++;
             TP_TRY(tp_buf_append(out, b == '(' ? "[" : "]", 1));
+        } else if (b == '+' && (k == 0 || (s[k - 1] != 'e' && s[k - 1] != 'E'))) {
+            k++; /* a number's unary plus: JSON writes none (an exponent's stays) */
         } else if (b == 'T' || b == 'F' || b == 'N') {
             size_t len = b == 'F' ? 5 : 4;
             k += len;

@@ -289,6 +289,12 @@ ERRORS = [
     ("strict", b"1e+x", 3, "invalid_number"),
     ("strict", b"1e+-5", 3, "invalid_number"),
     ("python", b"[1.]", 3, "invalid_number"),
+    # a unary plus: Python's only (literal_eval reads +7, not ++7 nor +-7)
+    ("strict", b"[+7]", 1, "unexpected_byte"),
+    ("lenient", b"[+7]", 1, "unexpected_byte"),
+    ("python", b"[++7]", 2, "invalid_number"),
+    ("python", b"[+-7]", 2, "invalid_number"),
+    ("python", b"[+x]", 2, "invalid_number"),
     # leading_zero
     ("strict", b"01", 1, "leading_zero"),
     ("strict", b"-01", 2, "leading_zero"),

@@ -109,8 +109,10 @@ SPELLINGS = [
 ]
 # Spellings the exports refuse though the parser reads a value the schema allows, and
 # why (docs/export.md): (parameter, spelling) -> reason
+_PLUS = "a number's unary plus, which Python reads: the exports write numbers as JSON does"
 STRICTER = {
     ("unit", r"'it\'s \"x\"'"): "an enum string in each quote, escaped only where it must be",
+    **{(prop, "+1"): _PLUS for prop in ("any", "count", "days", "maybe", "ratio")},
 }
 FREE_FORM = {"any"}  # in the regex, free-form values nest one container (MAX_DEPTH)
 

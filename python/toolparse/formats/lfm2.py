@@ -26,7 +26,9 @@ Facts this grammar relies on:
   the brackets is accepted too (SGLang does); a pythonic call needs its brackets (llama.cpp
   and vLLM require them).  ``[]`` is an empty block: no call.
 - Pythonic calls take keyword arguments only, values Python literals (either quote,
-  Python escapes, True/False/None, tuples, dicts, trailing commas); a positional argument
+  Python escapes, True/False/None, tuples, dicts, trailing commas, a number's unary plus
+  as in ``+7``, which Python reads and the peers' ast-based readers take while the
+  JSON-minded ones refuse it; ``++7`` is no literal and stays an error); a positional argument
   or an expression makes the arguments invalid (SGLang rejects positional arguments;
   llama.cpp's grammar has only ``name=value``).  Parameter names that are Python keywords
   (``from=``) are ordinary names here (vLLM and SGLang rename them around ast and back).

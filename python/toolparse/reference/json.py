@@ -311,7 +311,7 @@ class JsonScanner:
         if b in b"\"'":
             self._is_key = False
             return self._open_string(b, i)
-        if b == ord("-"):
+        if b == ord("-") or (b == ord("+") and python):  # Python takes a unary plus
             self._state = _NUM_MINUS
             return i + 1
         if b == ord("0"):

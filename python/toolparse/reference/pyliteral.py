@@ -113,6 +113,8 @@ def python_literal_to_json(data: bytes) -> str:
         elif b in b"()":
             k += 1
             out.append("[" if b == ord("(") else "]")
+        elif b == ord("+") and (k == 0 or data[k - 1] not in b"eE"):
+            k += 1  # a number's unary plus: JSON writes none (an exponent's stays)
         elif b in _WORDS:
             length, word = _WORDS[b]
             k += length
