@@ -262,13 +262,20 @@ gemma_values = st.recursive(
 @given(args=st.dictionaries(gemma_keys, gemma_values, min_size=1, max_size=3), data=st.data())
 def test_any_gemma_value_round_trips(args: dict[str, Any], data: st.DataObject) -> None:
     source = ("f" + gemma(args)).encode()
-    sizes = data.draw(partitions(len(source)))
+    for call in gemma_calls(source, data.draw(partitions(len(source)))):
+        assert call.arguments == args
+        assert call.arguments_json == json.dumps(args, ensure_ascii=False)
+
+
+def gemma_calls(source: bytes, sizes: list[int]) -> list[Any]:
+    """The one call each engine reads from the Gemma 4 call source fed in those sizes."""
+    calls = []
     for engine in ENGINES:
         events = run_events(StreamParser(GEMMA_CALL, engine=engine, seed=1), source, sizes)
         ends = [e for e in events if isinstance(e, ToolCallEnd)]
         assert len(ends) == 1, [e for e in events if isinstance(e, ParseError)]
-        assert ends[0].call.arguments == args
-        assert ends[0].call.arguments_json == json.dumps(args, ensure_ascii=False)
+        calls.append(ends[0].call)
+    return calls
 
 
 @by_engine
@@ -298,12 +305,8 @@ quoted_key_values = st.recursive(
 def test_nested_keys_between_quotes_round_trip(args: dict[str, Any], data: st.DataObject) -> None:
     # a quoted key is the text between the quotes, whatever it holds (a colon, a brace)
     source = ("f{" + ",".join(f"{k}:{gemma(v, True)}" for k, v in args.items()) + "}").encode()
-    sizes = data.draw(partitions(len(source)))
-    for engine in ENGINES:
-        events = run_events(StreamParser(GEMMA_CALL, engine=engine, seed=1), source, sizes)
-        ends = [e for e in events if isinstance(e, ToolCallEnd)]
-        assert len(ends) == 1, [e for e in events if isinstance(e, ParseError)]
-        assert ends[0].call.arguments == args
+    for call in gemma_calls(source, data.draw(partitions(len(source)))):
+        assert call.arguments == args
 
 
 @by_engine
