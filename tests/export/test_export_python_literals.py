@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from test_export_lark import exported, run
+from test_export_lark import PLUS, exported, run
 
 import toolparse
 from gbnf_reader import Grammar, read_gbnf
@@ -109,10 +109,9 @@ SPELLINGS = [
 ]
 # Spellings the exports refuse though the parser reads a value the schema allows, and
 # why (docs/export.md): (parameter, spelling) -> reason
-_PLUS = "a number's unary plus, which Python reads: the exports write numbers as JSON does"
 STRICTER = {
     ("unit", r"'it\'s \"x\"'"): "an enum string in each quote, escaped only where it must be",
-    **{(prop, "+1"): _PLUS for prop in ("any", "count", "days", "maybe", "ratio")},
+    **{(prop, "+1"): PLUS for prop in ("any", "count", "days", "maybe", "ratio")},
 }
 FREE_FORM = {"any"}  # in the regex, free-form values nest one container (MAX_DEPTH)
 

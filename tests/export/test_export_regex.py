@@ -20,6 +20,7 @@ from test_export_lark import (
     _REPEATED,
     CALL_OBJECTS,
     PLAIN_TEXT_CASES,
+    READS_MORE,
     REPEATED_ARGUMENT_FORMATS,
     TEXT_CASES,
     WEATHER,
@@ -96,19 +97,9 @@ _LITERAL_DEPTH = (
     "a free-form Python literal (meta) holds containers: free-form values are one container "
     "deep (MAX_DEPTH)"
 )
-# the output states each value's type and the parse keeps the stated one (a string 15 on a
-# number parameter); the grammar takes any stated type, so the output is taken
-_STATED = "a value's stated type is kept where its schema says another, and taken"
-# the parser decodes arguments a JSON string holds; the export leads to the object form
-_STRINGIFIED = "arguments written as a JSON string are read, but the export writes an object"
-_PLUS = "a number's unary plus is read, as Python reads it; the export writes JSON numbers"
 # Fixtures the regex cannot get right, and why; the test fails if one starts passing.
 KNOWN: dict[str, str] = {
-    "k2_horizon/stated_type_decides_over_schema": _STATED,
-    "kimi_k3/stated_type_decides_over_schema": _STATED,
-    "granite4/stringified_arguments_decoded": _STRINGIFIED,
-    "hermes/arguments_as_json_string_decoded": _STRINGIFIED,
-    "lfm2/unary_plus_numbers": _PLUS,
+    **READS_MORE,
     "deepseek_v31/nested_arguments_with_escapes_and_unicode": _ORDER,
     "generic/nested_unicode_arguments": _ORDER,
     "functionary_v3_2/arguments_not_an_object": _CONTENT,
