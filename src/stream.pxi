@@ -340,10 +340,7 @@ cdef class NativeStream:
                 if message is None:
                     message = _detailed_message(ev.msg,
                                                 _text(arena, ev.text_off, ev.text_len))
-                error = _ParseError(_ERROR_KINDS[ev.code], message,
-                                    None if ev.index < 0 else ev.index, ev.offset)
-                self.errors.append(error)
-                out.append(error)
+                self._error(_ERROR_KINDS[ev.code], message, ev, out)
         return out
 
     cdef _call_end(self, const tp_event *ev, str arguments_json, const uint8_t *arena,
@@ -373,7 +370,8 @@ cdef class NativeStream:
         self._call_end(ev, arguments_json, arena, out, True)
 
     cdef _error(self, str kind, str message, const tp_event *ev, list out):
-        error = _ParseError(kind, message, ev.index, ev.offset)
+        """A parse error, for the event's call if it has one."""
+        error = _ParseError(kind, message, None if ev.index < 0 else ev.index, ev.offset)
         self.errors.append(error)
         out.append(error)
 
