@@ -270,13 +270,21 @@ def fixture_envelopes(fixture: Fixture) -> list[Envelope]:
     )
 
 
+@cache
+def refused_offsets(fixture_id: str) -> tuple[int, ...]:
+    """Where the whole output reports invalid arguments (parsed once per fixture)."""
+    fixture = next(f for f in FIXTURES if f.id == fixture_id)
+    errors = fixture.parse(ENGINES[0]).errors
+    return tuple(e.offset for e in errors if e.kind == "invalid_arguments")
+
+
 def valid_envelopes(fixture: Fixture) -> list[Envelope]:
     """The envelopes that must become calls once their closing marker has arrived: well
     formed, of a known name, and with arguments the whole output does not refuse (a key
     named twice, a value that fits none of its types: what the envelope alone cannot
     tell)."""
     tools = {tool["function"]["name"] for tool in fixture.tools}
-    refused = [e.offset for e in fixture.parse(ENGINES[0]).errors if e.kind == "invalid_arguments"]
+    refused = refused_offsets(fixture.id)
     return [
         e
         for e in fixture_envelopes(fixture)
