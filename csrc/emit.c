@@ -641,6 +641,14 @@ static tp_status announce(tp_emitter *e) {
     return TP_OK;
 }
 
+int tp_emitter_declares(const tp_emitter *e, const uint8_t *name, size_t len) {
+    const call_state *c = &e->call;
+    uint32_t n_types;
+    if (!e->tools || !c->active || c->tool < 0 || tp_tools_param_count(e->tools, c->tool) == 0)
+        return 1;
+    return tp_tools_param_types(e->tools, c->tool, name, len, &n_types) != NULL;
+}
+
 static tp_status set_name(tp_emitter *e, const uint8_t *name, size_t n) {
     call_state *c = &e->call;
     if (c->dead) return TP_OK;

@@ -53,6 +53,10 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos);
  * emitter: nothing more is emitted). */
 tp_status tp_emitter_error(tp_emitter *e, uint32_t kind, uint32_t msg, uint64_t offset);
 tp_status tp_emitter_abort(tp_emitter *e, uint32_t depth);
+/* Whether the open call's tool declares a parameter of this name: 1 also where there is
+ * no such call, its tool is unknown or declares no parameters (what a declared_param()
+ * lookahead of the grammar asks). */
+int tp_emitter_declares(const tp_emitter *e, const uint8_t *name, size_t len);
 
 /* Writes the streamed text kept in the event builder's own line to the buffers it belongs
  * to: the getters below, and anything reading the call's arguments, see it from then on. */

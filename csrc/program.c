@@ -208,7 +208,9 @@ static tp_status build_stop_trie(tp_program *p, tp_stopset *set) {
 }
 
 /* Stop sets: per set u32 n_stops; per stop its marker (a string index), u32 n_follow and
- * that many follow strings.  A first pass sizes the one pool of follow indices. */
+ * that many follow strings; where n_follow has TP_DECLARED_FOLLOW set, two more string
+ * indices: a declared_param()'s prefix (or TP_NO_STRING) and end.  A first pass sizes the
+ * one pool of follow indices. */
 static tp_status read_stopsets(tp_reader *r, tp_program *p) {
     tp_reader peek = *r;
     uint32_t k, j, n_follow_total = 0;
@@ -219,7 +221,11 @@ static tp_status read_stopsets(tp_reader *r, tp_program *p) {
             uint32_t nf;
             (void)tp_read_u32(&peek);
             nf = tp_read_u32(&peek);
-            if (!tp_read_bytes(&peek, nf * 4u) || nf > 1024) return TP_ERR_ARG;
+            if (nf & TP_DECLARED_FOLLOW) {
+                nf &= ~TP_DECLARED_FOLLOW;
+                if (!tp_read_bytes(&peek, 8)) return TP_ERR_ARG;
+            }
+            if (nf > 1024 || !tp_read_bytes(&peek, nf * 4u)) return TP_ERR_ARG;
             n_follow_total += nf;
         }
     }
@@ -233,10 +239,13 @@ static tp_status read_stopsets(tp_reader *r, tp_program *p) {
         set->stops = (tp_stop *)tp_alloc_array_zeroed(&p->alloc, set->n_stops, sizeof(tp_stop));
         if (!set->stops) return TP_ERR_NOMEM;
         for (j = 0; j < set->n_stops; j++) {
-            uint32_t f;
+            uint32_t f, declared;
             tp_stop *s = &set->stops[j];
             s->marker = tp_read_u32(r);
             s->n_follow = tp_read_u32(r);
+            declared = s->n_follow & TP_DECLARED_FOLLOW;
+            s->n_follow &= ~TP_DECLARED_FOLLOW;
+            s->declared_prefix = s->declared_end = TP_NO_STRING;
             if (s->marker >= p->n_strings) return TP_ERR_ARG;
             s->follow = p->follow_pool + n_follow_total;
             for (f = 0; f < s->n_follow; f++) {
@@ -247,6 +256,14 @@ static tp_status read_stopsets(tp_reader *r, tp_program *p) {
                 if (flen == 0) return TP_ERR_ARG;
                 if (flen > p->max_follow) p->max_follow = flen;
                 p->follow_pool[n_follow_total++] = idx;
+            }
+            if (declared) {
+                s->declared_prefix = tp_read_u32(r);
+                s->declared_end = tp_read_u32(r);
+                if ((s->declared_prefix != TP_NO_STRING && s->declared_prefix >= p->n_strings) ||
+                    s->declared_end >= p->n_strings ||
+                    p->string_off[s->declared_end + 1] == p->string_off[s->declared_end])
+                    return TP_ERR_ARG;
             }
         }
         TP_TRY(build_stop_trie(p, set));

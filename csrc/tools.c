@@ -146,6 +146,11 @@ int32_t tp_tools_find(const tp_tools *t, const uint8_t *name, size_t len) {
     return -1;
 }
 
+uint32_t tp_tools_param_count(const tp_tools *t, int32_t tool) {
+    if (tool < 0 || (uint32_t)tool >= t->n_tools) return 0;
+    return t->tools[tool].n_params;
+}
+
 const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint8_t *name,
                                      size_t len, uint32_t *n_types) {
     uint32_t j;

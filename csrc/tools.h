@@ -20,6 +20,8 @@ tp_status tp_tools_new_with(const tp_allocator *alloc, const uint8_t *blob, size
 void tp_tools_free(tp_tools *t); /* NULL-safe */
 /* The tool's index, or -1. */
 int32_t tp_tools_find(const tp_tools *t, const uint8_t *name, size_t len);
+/* How many parameters a tool declares (0 for an index that is no tool). */
+uint32_t tp_tools_param_count(const tp_tools *t, int32_t tool);
 /* The types of a tool's parameter (NULL, 0 when unknown). */
 const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint8_t *name,
                                      size_t len, uint32_t *n_types);

@@ -15,6 +15,9 @@ enum { SUB_NONE, SUB_UNTIL, SUB_JSON, SUB_CHARS };
 /* A failure that ends the parse: a stop's follow text did not come within the pending
  * limit (whitespace after the marker is held while the stop is undecided). */
 #define FAIL_PENDING_LIMIT 0x100u
+/* Not a failure of the parse: handing what is certain to the event builder ran out of
+ * memory (a declared_param() lookahead asks it mid-run). */
+#define FAIL_NOMEM 0x101u
 
 typedef struct choice {
     uint32_t pc;
@@ -389,13 +392,46 @@ static int op_chars(tp_vm *vm, uint32_t string, uint32_t flags) {
     return R_OK;
 }
 
-/* After a stop's marker: optional whitespace, then one of its follow literals.
- * 1 yes, 0 no, -1 undecided until more input, -2 more whitespace than the pending limit. */
+static tp_status drain(tp_vm *vm);
+
+/* Whether a declared_param() lookahead comes at offset: its prefix, a name the open call's
+ * tool declares, its end.  1 yes, 0 no, -1 undecided until more input, -3 out of memory.
+ * The call's name is certain by then (a cut comes before the value), so what is certain
+ * is handed to the event builder first, and it answers. */
+static int declared_follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
+    uint64_t end = avail(vm), start, o, stop_at;
+    uint32_t plen = 0, elen;
+    const uint8_t *prefix = NULL, *close;
+    if (stop->declared_prefix != TP_NO_STRING)
+        prefix = tp_program_string(vm->prog, stop->declared_prefix, &plen);
+    close = tp_program_string(vm->prog, stop->declared_end, &elen);
+    {
+        uint64_t have = end - offset;
+        uint32_t n = have < plen ? (uint32_t)have : plen;
+        if (n && memcmp(at(vm, offset), prefix, n) != 0) return 0;
+        if (n < plen) return vm->eof ? 0 : -1;
+    }
+    start = offset + plen;
+    stop_at = start + TP_MAX_PARAM_NAME; /* the end may begin no later than here */
+    for (o = start; o <= stop_at; o++) {
+        if (o + elen > end) return vm->eof ? 0 : -1;
+        if (memcmp(at(vm, o), close, elen) == 0) {
+            uint64_t name = start - vm->base;
+            if (drain(vm) != TP_OK) return -3;
+            return tp_emitter_declares(vm->emitter, vm->window.data + name, (size_t)(o - start));
+        }
+    }
+    return 0;
+}
+
+/* After a stop's marker: optional whitespace, then one of its follow literals or its
+ * declared parameter.  1 yes, 0 no, -1 undecided until more input, -2 more whitespace
+ * than the pending limit, -3 out of memory. */
 static int follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
     uint64_t end = avail(vm), marker_end = offset;
     uint32_t f;
     int undecided = 0;
-    if (stop->n_follow == 0) return 1;
+    if (stop->n_follow == 0 && stop->declared_end == TP_NO_STRING) return 1;
     if (vm->follow_scanned > offset) offset = vm->follow_scanned; /* checked by a feed before */
     while (offset < end && is_ws(*at(vm, offset))) offset++;
     vm->follow_scanned = offset;
@@ -408,6 +444,13 @@ static int follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
         if (memcmp(at(vm, offset), text, n) != 0) continue;
         if (n == len) return 1;
         undecided = 1;
+    }
+    if (stop->declared_end != TP_NO_STRING) {
+        /* without a prefix, the name comes right after the marker */
+        uint64_t from = stop->declared_prefix == TP_NO_STRING ? marker_end : offset;
+        int found = declared_follows(vm, stop, from);
+        if (found == 1 || found == -3) return found;
+        if (found == -1) undecided = 1;
     }
     return undecided && !vm->eof ? -1 : 0;
 }
@@ -452,6 +495,7 @@ static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
             int found = string_allowed(vm, candidate->marker, vm->pending.start)
                             ? follows(vm, candidate, vm->pending.end)
                             : 0;
+            if (found == -3) return fail_with(vm, FAIL_NOMEM, vm->pending.start);
             if (found == -2) {
                 vm->pos = vm->pending.start; /* the text before the candidate is certain */
                 return fail_with(vm, FAIL_PENDING_LIMIT, vm->pending.start);
@@ -705,6 +749,7 @@ static tp_status run(tp_vm *vm) {
             /* the undecided output first: fed in pieces, it is met before anything the
              * instruction finds further on (a failure's offset) */
             uint64_t reach = r == R_FAIL && vm->fail_offset > vm->pos ? vm->fail_offset : vm->pos;
+            if (TP_UNLIKELY(r == R_FAIL && vm->fail_kind == FAIL_NOMEM)) return TP_ERR_NOMEM;
             if (TP_UNLIKELY(undecided_bytes(vm, reach) > vm->max_pending))
                 return stop_at_limit(vm, TP_MSG_LIMIT_PENDING,
                                      AT(vm->choices, choice, vm->cut_level).pos);

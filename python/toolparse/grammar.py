@@ -79,6 +79,11 @@ CHARS_MIN1 = 1  # fails when no byte of the set comes first
 UNTIL_MIN1 = 1  # fails when no text precedes the stop
 UNTIL_NEED_STOP = 2  # fails at the end of input when no stop came
 UNTIL_COMMIT = 4  # once one byte of text is certain, drops every choice point (a cut)
+# A stop's follow count with this bit set: a declared_param() lookahead comes after its
+# follow texts, as two string indices (prefix, or NO_STRING for none; end).
+DECLARED_FOLLOW = 0x80000000
+NO_STRING = 0xFFFFFFFF
+MAX_PARAM_NAME = 256  # bytes of a declared_param() name; a longer one is none declared
 # JSON operand: dialect in the low byte, the kind of value required above it, flags above
 JSON_ANY, JSON_STRING, JSON_OBJECT = 0, 1, 2
 JSON_CLOSE_AT_END = 1  # a value the end of the input cuts off matches (repair grammars)
@@ -116,12 +121,28 @@ class Lit(Node):
 
 
 @dataclass(frozen=True)
+class Declared:
+    """A follow text that names a parameter: `prefix`, then a name the open call's tool
+    declares, then `end`.  Where the call's tool is unknown or declares no parameters,
+    any name up to `end` counts (what a format without a schema would read)."""
+
+    prefix: bytes
+    end: bytes
+
+
+@dataclass(frozen=True)
 class Stop:
     """A stop pattern of until(): a marker, optionally only when followed by optional
-    whitespace and one of `follow` (a lookahead that is not consumed)."""
+    whitespace and one of `follow`, or by `declared` (lookaheads that are not consumed)."""
 
     marker: bytes
     follow: tuple[bytes, ...] = ()
+    declared: Declared | None = None
+
+    @property
+    def conditional(self) -> bool:
+        """Whether the marker stops only where a lookahead follows it."""
+        return bool(self.follow) or self.declared is not None
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,10 +254,22 @@ def lit(text: Pattern) -> Node:
     return Lit(_bytes(text))
 
 
-def stop(marker: Pattern, *, followed_by: tuple[Pattern, ...] = ()) -> Stop:
+def stop(marker: Pattern, *, followed_by: tuple[Pattern | Declared, ...] = ()) -> Stop:
     """A stop for until(): `marker`, and with followed_by, only where optional whitespace
-    and one of those literals come next."""
-    return Stop(_bytes(marker), tuple(_bytes(f) for f in followed_by))
+    and one of those literals (or at most one declared_param()) come next."""
+    declared = [f for f in followed_by if isinstance(f, Declared)]
+    if len(declared) > 1:
+        raise GrammarError("a stop is followed by at most one declared_param()")
+    texts = tuple(_bytes(f) for f in followed_by if not isinstance(f, Declared))
+    return Stop(_bytes(marker), texts, declared[0] if declared else None)
+
+
+def declared_param(prefix: Pattern | None, end: Pattern) -> Declared:
+    """A lookahead for stop(followed_by=...): prefix (None: nothing), a parameter name the
+    open call's tool declares, and end.  Lets a value end only where a real parameter
+    comes next, so that a value may hold the format's own markup (code, XML).  The
+    call's name must be certain before the value: put a cut() between them."""
+    return Declared(b"" if prefix is None else _bytes(prefix), _bytes(end))
 
 
 def until(
@@ -498,8 +531,16 @@ class Program:
             out += struct.pack("<I", len(stops))
             for s in stops:
                 follow = [self.strings.index(f) for f in s.follow]
-                out += struct.pack("<II", self.strings.index(s.marker), len(follow))
+                flag = DECLARED_FOLLOW if s.declared is not None else 0
+                out += struct.pack("<II", self.strings.index(s.marker), len(follow) | flag)
                 out += struct.pack(f"<{len(follow)}I", *follow)
+                if s.declared is not None:
+                    prefix = s.declared.prefix
+                    out += struct.pack(
+                        "<II",
+                        self.strings.index(prefix) if prefix else NO_STRING,
+                        self.strings.index(s.declared.end),
+                    )
         for name, address in self.entries.items():
             data = name.encode()
             out += struct.pack("<I", len(data)) + data + struct.pack("<I", address)
@@ -533,8 +574,14 @@ class Program:
             stops = []
             for _ in range(n_stops):
                 marker, n_follow = words(2)
-                follow = tuple(strings[i] for i in words(n_follow))
-                stops.append(Stop(strings[marker], follow))
+                follow = tuple(strings[i] for i in words(n_follow & ~DECLARED_FOLLOW))
+                declared = None
+                if n_follow & DECLARED_FOLLOW:
+                    prefix, end = words(2)
+                    declared = Declared(
+                        b"" if prefix == NO_STRING else strings[prefix], strings[end]
+                    )
+                stops.append(Stop(strings[marker], follow, declared))
             stopsets.append(tuple(stops))
         entries = {}
         for _ in range(n_entries):
@@ -613,6 +660,10 @@ class _Compiler:
                 self._string(s.marker)
                 for f in s.follow:
                     self._string(f)
+                if s.declared is not None:
+                    if s.declared.prefix:
+                        self._string(s.declared.prefix)
+                    self._string(s.declared.end)
             if node.stops not in self.stopsets:
                 self.stopsets.append(node.stops)
             emit(OP_UNTIL, self.stopsets.index(node.stops), node.flags)

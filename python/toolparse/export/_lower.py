@@ -156,7 +156,7 @@ def _closers(nodes: Sequence[g.Node], rules: Mapping[str, g.Node]) -> set[int]:
                 isinstance(text, g.Until)
                 and spellings
                 and all(s.marker.lstrip(b" \t\r\n") in spellings for s in text.stops)
-                and not any(s.follow for s in text.stops)
+                and not any(s.conditional for s in text.stops)
             ):
                 found.add(id(item))
     return found
@@ -240,7 +240,11 @@ class Lowerer:
         self.literals = PythonLiterals(literal_depth)
         self._names: dict[tuple[str, _Ctx], str | None] = {}
         self._exclude: dict[int, tuple[bytes, ...]] = {}
-        nodes = _nodes(grammar.rules)  # one walk serves both
+        nodes = _nodes(grammar.rules)  # one walk serves all three
+        # values that end only where a declared parameter follows (declared_param())
+        self.declared_ends = any(
+            isinstance(n, g.Until) and any(s.declared for s in n.stops) for n in nodes
+        )
         self.not_first = exclusions(nodes, grammar.rules)
         self.closers = _closers(nodes, grammar.rules)
         roles: dict[str, frozenset[str]] = dict.fromkeys(grammar.rules, frozenset())
@@ -387,10 +391,11 @@ class Lowerer:
         if isinstance(node, g.Ws):
             return Ws()
         if isinstance(node, g.Until):
-            text = Text(node.stops, bool(node.flags & g.UNTIL_MIN1), self.refused_first(node))
+            stops = self.literal_stops(node.stops, ctx)
+            text = Text(stops, bool(node.flags & g.UNTIL_MIN1), self.refused_first(node))
             if not ctx.last:
                 return text
-            cut = CutShort(node.stops)
+            cut = CutShort(stops)
             ended = seq([text, Optional_(cut)])
             return union([ended, cut]) if text.min1 else ended
         if isinstance(node, g.Chars):
@@ -600,10 +605,41 @@ class Lowerer:
                 group.append(items[k])
         return union([seq([*rest[:k], union(names), *rest[k:]]) for rest, names in by_rest])
 
+    def literal_stops(self, stops: tuple[g.Stop, ...], ctx: _Ctx) -> tuple[g.Stop, ...]:
+        """The stops with each declared_param() lookahead spelled out for the call's tool:
+        prefix, name and end of every parameter it declares (a lookahead without a
+        prefix, which reads the name right after the marker: one plain stop per name).
+        Where any name counts (no tool, or one that declares none): the prefix alone,
+        or the marker as a plain stop; text the grammar writes then never holds what
+        the parser might end it at (it forbids a little more, and writes nothing the
+        parser reads otherwise)."""
+        if not any(s.declared for s in stops):
+            return stops
+        props = None if ctx.tool is None else self.tools[ctx.tool].parameters.get("properties")
+        names = [n.encode() for n in props] if isinstance(props, Mapping) else []
+        out: list[g.Stop] = []
+        for s in stops:
+            d = s.declared
+            if d is None:
+                out.append(s)
+            elif d.prefix:
+                spelled = tuple(d.prefix + n + d.end for n in names) or (d.prefix,)
+                out.append(g.Stop(s.marker, s.follow + spelled, d))  # d: for to_lark
+            elif names:
+                out += [g.Stop(s.marker + n + d.end, s.follow, d) for n in names]
+            else:
+                out.append(g.Stop(s.marker, s.follow))
+        return tuple(out)
+
     def undeclared(self, tool: int) -> bool:
         """Whether the tool's parameters may be others than its schema declares, with no
         schema of their own."""
-        extra = self.tools[tool].parameters.get("additionalProperties", True)
+        parameters = self.tools[tool].parameters
+        if self.declared_ends and parameters.get("properties"):
+            # the parser reads an undeclared parameter after a value as part of that
+            # value (declared_param()): the export writes declared ones only
+            return False
+        extra = parameters.get("additionalProperties", True)
         return extra is True or extra == {}
 
     def exclude_keys(self, alts: Sequence[g.Node]) -> None:

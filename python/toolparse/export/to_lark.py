@@ -388,7 +388,7 @@ class _Writer:
         return self.terminal(f"/{_slashes(found.text)}/", stem)
 
     def text(self, e: ir.Text, after_ws: bool = False) -> str:
-        stops = text_stops(e.stops)
+        stops = text_stops(_lexeme_follows(e.stops))
         if stops.follow and any(a[0] in WS_CHARS for a in (*stops.markers, *stops.atoms)):
             # a marker that begins with whitespace would split the whitespace before a
             # follow text: take the follow stops as plain ones
@@ -715,6 +715,27 @@ class _Writer:
         name = f"{stem}-1" if e.min1 else f"{stem}-a"
         self._texts[key] = name
         return name
+
+
+def _lexeme_follows(stops: Sequence[g.Stop]) -> tuple[g.Stop, ...]:
+    """The stops with a declared parameter's spelled-out follow texts cut back to their
+    prefix, and without the stops that spell out a declared parameter in full: a follow
+    text or marker is a lexeme of the text, the same as what follows the stop in the
+    grammar, and a parameter's name is a lexeme of its own.  A text then never holds
+    the prefix after the marker, whatever the name (a little less than the parser
+    reads), and may hold a declared parameter's opening (which the parser reads as a
+    missing closing marker: an error)."""
+    out = []
+    for s in stops:
+        d = s.declared
+        if d is None:
+            out.append(s)
+            continue
+        if not d.prefix:
+            continue
+        kept = [f for f in s.follow if not (f.startswith(d.prefix) and f.endswith(d.end))]
+        out.append(g.Stop(s.marker, (*kept, d.prefix)))
+    return tuple(out)
 
 
 # any \uXXXX escape in strings; keywords llguidance does not implement are ignored

@@ -7,6 +7,16 @@ A string parameter keeps its text; any other is read as the first of its schema'
 the text fits, and a value that fits none of them makes the call invalid_arguments (vLLM
 and SGLang keep it as a string, a guess at what the model meant).
 
+A value ends at ``</parameter>`` only where a parameter the call's tool declares, or the
+call's end, comes next (the schema decides, through the grammar's declared_param()).
+vLLM and SGLang end it at the first ``</parameter>``, so a string holding code or XML
+that mentions the tags is cut short and its tail becomes an undeclared key: they guess,
+and toolparse keeps the text.  An undeclared parameter after a value is therefore text
+of that value (refused where the value is typed); only the first parameter of a call may
+be one the schema does not declare.  A declared ``<parameter=NAME>`` inside a value
+means the value's ``</parameter>`` is missing: the peers swallow the next parameter into
+the value; toolparse reports the call as an error.
+
 A call may be opened with ``<function=NAME>`` directly, without ``<tool_call>``; a
 ``</tool_call>`` right after its ``</function>`` is then that call's closing marker and is
 dropped, never content.  vLLM reads such a call only when the output has no
@@ -20,6 +30,7 @@ from ..grammar import (
     Grammar,
     choice,
     cut,
+    declared_param,
     eof,
     lit,
     many,
@@ -35,12 +46,16 @@ from ..grammar import (
 from ._base import Format, call_block, reasoning_rules, skip_past
 from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_CLOSE, TOOL_OPEN
 
-# A value ends at </parameter> only where the next tag follows, so a value may contain
-# the text "</parameter>" (code that mentions it, for instance).
-_NEXT_TAG = ("<parameter=", "</function>", TOOL_CLOSE)
+# A value ends at </parameter> only where a parameter the call's tool declares, or the
+# call's end, follows: a value may hold "</parameter>" and even "<parameter=x>" (code or
+# XML that mentions them).  A declared parameter opening inside a value means its
+# </parameter> is missing: the value ends there and the call is an error, never a value
+# that swallowed the next parameter.
+_NEXT_TAG = ("</function>", TOOL_CLOSE, declared_param("<parameter=", ">"))
 _VALUE_END = (
     stop("\n</parameter>", followed_by=_NEXT_TAG),
     stop("</parameter>", followed_by=_NEXT_TAG),
+    stop("<parameter=", followed_by=(declared_param(None, ">"),)),
 )
 
 FUNCTION_OPEN = "<function="

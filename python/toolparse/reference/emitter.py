@@ -509,6 +509,17 @@ class Emitter:
         if call.begun:
             self._announce(out)
 
+    def declares(self, name: bytes) -> bool:
+        """Whether the open call's tool declares a parameter of this name; True where
+        there is no such call, its tool is unknown or declares no parameters."""
+        call = self.call
+        if call is None or call.name is None:
+            return True
+        params = self.types.get(call.name)
+        if not params:
+            return True
+        return name.decode("utf-8", "replace") in params
+
     def _announce(self, out: list[Any]) -> None:
         """ToolCallStart, once the name is known and the arguments have begun (or the call
         ends): an id the output carries before its arguments is known by then."""

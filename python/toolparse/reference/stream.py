@@ -46,12 +46,18 @@ class ReferenceStream:
         self._emitter = Emitter(
             self._tools, self._id_factory, repair=self._repair, limits=self._limits
         )
+        self._vm.declares = self._declares
+        self._out: list[Any] = []  # the events of the feed running now
         self._finished = False
+
+    def _declares(self, name: bytes) -> bool:
+        self._emitter.apply(self._vm.take_ops(), self._out)
+        return self._emitter.declares(name)
 
     def feed(self, data: str | bytes) -> list[Any]:
         if self._finished:
             raise ValueError("feed() after finish(); call reset() for the next response")
-        out: list[Any] = []
+        out = self._out = []
         self._emitter.apply(self._vm.feed(as_bytes(data)), out)
         if self._emitter.stopped:
             self._vm.release()  # it met a limit: the parse is over
@@ -75,7 +81,7 @@ class ReferenceStream:
         if self._finished:
             raise ValueError("finish() was already called; call reset() for the next response")
         self._finished = True
-        out: list[Any] = []
+        out = self._out = []
         self._emitter.apply(self._vm.finish(cut_short=cut_short), out)
         self._emitter.abort_all(out)
         self._vm.release()

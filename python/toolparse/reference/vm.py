@@ -15,6 +15,7 @@ alternative can undo it:
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,6 +112,10 @@ class VM:
         self.emitted_log = 0
         self.emitted_pos = 0
         self.emit_tags = 0
+        self.ops: list[Op] = []  # drained, not yet handed over
+        # Whether the open call's tool declares a parameter of this name: the event
+        # builder knows (declared_param() asks it, once the ops so far are applied).
+        self.declares: Callable[[bytes], bool] = lambda name: True
 
     # -- input ---------------------------------------------------------------------------
 
@@ -143,11 +148,16 @@ class VM:
         return self._settle()
 
     def _settle(self) -> list[Op]:
-        ops = self._drain()
+        ops = self.take_ops() + self._drain()
         if self.finished:
             self.release()
         else:
             self._trim_window()
+        return ops
+
+    def take_ops(self) -> list[Op]:
+        """The ops drained while the VM ran (declared_param() drains before it asks)."""
+        ops, self.ops = self.ops, []
         return ops
 
     def release(self) -> None:
@@ -424,7 +434,7 @@ class VM:
                 marker_id, start, end = state.pending[0]
                 stop = stops[marker_id]
                 found = (
-                    self._follows(stop.follow, end, state)
+                    self._follows(stop, end, state)
                     if self._allowed(self.string_index[stop.marker], start)
                     else False
                 )
@@ -483,10 +493,11 @@ class VM:
         self.sub = None
         return True
 
-    def _follows(self, follow: tuple[bytes, ...], offset: int, state: _UntilState) -> object:
-        """After a stop's marker: optional whitespace, then one of follow (if any); "limit"
-        when the whitespace runs longer than the pending limit."""
-        if not follow:
+    def _follows(self, stop: g.Stop, offset: int, state: _UntilState) -> object:
+        """After a stop's marker: optional whitespace, then one of its follow texts or its
+        declared parameter (if it has any); "limit" when the whitespace runs longer than
+        the pending limit."""
+        if not stop.conditional:
             return True
         marker_end = offset
         offset = max(offset, state.follow_scanned)  # checked by a feed before
@@ -495,16 +506,40 @@ class VM:
         state.follow_scanned = offset
         if offset - marker_end > self.limits.max_pending_bytes:
             return "limit"
-        have = self._slice(offset, min(self.avail, offset + max(map(len, follow))))
         undecided = False
-        for text in follow:
-            if have.startswith(text):
+        if stop.follow:
+            have = self._slice(offset, min(self.avail, offset + max(map(len, stop.follow))))
+            for text in stop.follow:
+                if have.startswith(text):
+                    return True
+                if text.startswith(have):
+                    undecided = True
+        if stop.declared is not None:
+            # without a prefix, the name comes right after the marker
+            found = self._declared(stop.declared, offset if stop.declared.prefix else marker_end)
+            if found is True:
                 return True
-            if text.startswith(have):
-                undecided = True
+            undecided = undecided or found is NEED_MORE
         if undecided and not self.eof:
             return NEED_MORE
         return False
+
+    def _declared(self, declared: g.Declared, offset: int) -> object:
+        """Whether prefix, a name the open call's tool declares, and end come at offset
+        (NEED_MORE: undecided until more input)."""
+        prefix, end = declared.prefix, declared.end
+        have = self._slice(offset, min(self.avail, offset + len(prefix)))
+        if have != prefix:
+            return NEED_MORE if prefix.startswith(have) and not self.eof else False
+        start = offset + len(prefix)
+        window = self._slice(start, min(self.avail, start + g.MAX_PARAM_NAME + len(end)))
+        at = window.find(end)
+        if at < 0 or at > g.MAX_PARAM_NAME:
+            short = len(window) < g.MAX_PARAM_NAME + len(end)
+            return NEED_MORE if short and not self.eof else False
+        # the call's name is certain (a cut comes before the value): hand it over first
+        self.ops += self._drain()
+        return self.declares(window[:at])
 
     def _json(self, operand: int) -> object:
         state = self.sub
