@@ -117,7 +117,8 @@ _STATED = "a value's stated type is kept where its schema says another, and take
 _STRINGIFIED = "arguments written as a JSON string are read, but the export writes an object"
 PLUS = "a number's unary plus is read, as Python reads it; the export writes JSON numbers"
 # a value ends before a parameter its tool declares, and a name is a lexeme of its own: the
-# Lark export's values never hold `</parameter>` then `<parameter=` (any name), and may hold
+# Lark export's values never hold `</parameter>` then `<parameter=` (any name; the same for
+# each format's tags), and may hold
 # a declared parameter's opening, which the parser reads as a missing `</parameter>`
 _NAME_LEXEME = "a parameter's name is its own lexeme: Lark values end before any parameter"
 # Fixtures the parser reads in a form no export writes (the Lark and regex ones), and why.
@@ -175,8 +176,14 @@ KNOWN: dict[str, str] = {
     "llama3_json/stringified_parameters_are_invalid": _BARE_CONTENT,
     "llama3_json/unknown_tool": _BARE_CONTENT,
     "olmo3/parallel_calls_one_per_line": _INDENT,
-    "qwen3_coder/value_holding_markup_of_undeclared_parameters": _NAME_LEXEME,
-    "qwen3_coder/missing_parameter_close_before_declared_parameter": _NAME_LEXEME,
+    **{
+        f"{name}/{fixture}": _NAME_LEXEME
+        for name in ("qwen3_coder", "seed_oss", "step3")
+        for fixture in (
+            "value_holding_markup_of_undeclared_parameters",
+            "missing_parameter_close_before_declared_parameter",
+        )
+    },
     "llama3_json/duplicate_argument_name": _RAW_CODE,
     **{f"{name}/duplicate_argument_name": _REPEATED for name in REPEATED_ARGUMENT_FORMATS},
 }

@@ -24,7 +24,10 @@ Facts relied on:
 - Values are typed by the tool schema (needs_tools); one newline right after
   ``<parameter=KEY>`` and one right before ``</parameter>`` are layout and removed, as vLLM
   does (the same rule as qwen3_coder). A value ends at ``</parameter>`` only where
-  ``<parameter=``, ``</function>`` or ``</seed:tool_call>`` comes next.
+  a parameter the tool declares (``<parameter=NAME>``), ``</function>`` or
+  ``</seed:tool_call>`` comes next, as in qwen3_coder: vLLM ends it at the first
+  ``</parameter>`` (a guess that cuts code holding the tag short); a declared parameter
+  opening inside a value is a missing ``</parameter>``, an error, where vLLM swallows it.
 - Reasoning: ``<seed:think>`` ... ``</seed:think>``, opened by the model; with a thinking
   budget of 0 the template itself opens it (``<seed:think><seed:cot_budget_reflect>``), so
   use reasoning_in_prompt=True there (a ``<seed:think>`` written anyway is accepted). The
@@ -54,6 +57,7 @@ from ..grammar import (
     Grammar,
     choice,
     cut,
+    declared_param,
     eof,
     lit,
     many,
@@ -72,11 +76,13 @@ THINK_OPEN, THINK_CLOSE = "<seed:think>", "</seed:think>"
 FUNCTION_OPEN, FUNCTION_CLOSE = "<function=", "</function>"
 PARAM_OPEN, PARAM_CLOSE = "<parameter=", "</parameter>"
 
-# A value ends at </parameter> only where the next tag follows.
-_NEXT_TAG = (PARAM_OPEN, FUNCTION_CLOSE, TOOL_CLOSE)
+# A value ends at </parameter> only where a parameter the tool declares, or the call's
+# end, follows; a declared parameter opening inside a value is a missing </parameter>.
+_NEXT_TAG = (FUNCTION_CLOSE, TOOL_CLOSE, declared_param(PARAM_OPEN, ">"))
 _VALUE_END = (
     stop("\n" + PARAM_CLOSE, followed_by=_NEXT_TAG),
     stop(PARAM_CLOSE, followed_by=_NEXT_TAG),
+    stop(PARAM_OPEN, followed_by=(declared_param(None, ">"),)),
 )
 
 

@@ -35,9 +35,10 @@ Choices:
   trimmed at its end before the end arrives, so one newline right after the opening tag
   and one right before the closing tag are dropped and any other whitespace is kept.
   Typed (non-string) values are trimmed whole.
-- A value ends at ``</steptml:parameter>`` only where the next parameter or
-  ``</steptml:invoke>`` follows, so a value may hold that text (vLLM stops values at the
-  first ``<``, which SGLang's tests show to be a bug).
+- A value ends at ``</steptml:parameter>`` only where a parameter the tool declares or
+  ``</steptml:invoke>`` follows, so a value may hold that text and undeclared parameter
+  tags (vLLM stops values at the first ``<``, which SGLang's tests show to be a bug).  A
+  declared parameter opening inside a value is a missing closing tag: an error.
 - Each call is delivered at its ``<｜tool_call_end｜>``. A call opened without the section
   opener, and a section the output never closes, are accepted; a stray section closer
   is dropped. A call whose type is not ``function``, or whose body is broken, is reported
@@ -50,6 +51,7 @@ from ..grammar import (
     Grammar,
     choice,
     cut,
+    declared_param,
     eof,
     lit,
     many,
@@ -70,11 +72,13 @@ INVOKE_OPEN, INVOKE_CLOSE = '<steptml:invoke name="', "</steptml:invoke>"
 PARAM_OPEN, PARAM_CLOSE = '<steptml:parameter name="', "</steptml:parameter>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
-# A value ends at the closing tag only where the next parameter or the invoke's end follows.
-_NEXT = (PARAM_OPEN, INVOKE_CLOSE)
+# A value ends at its closing tag only where a parameter the tool declares, or the call's
+# end, follows; a declared parameter opening inside a value is a missing closing tag.
+_NEXT = (INVOKE_CLOSE, declared_param(PARAM_OPEN, '">'))
 _VALUE_END = (
     stop("\n" + PARAM_CLOSE, followed_by=_NEXT),
     stop(PARAM_CLOSE, followed_by=_NEXT),
+    stop(PARAM_OPEN, followed_by=(declared_param(None, '">'),)),
 )
 
 FORMAT = Format(
