@@ -459,7 +459,7 @@ def reasoning_prefix_format(fmt: Format) -> Format:
     markers and all, for a tool parser to read.  A format without a reasoning block (or
     whose reasoning is not a prefix, such as gpt-oss channels) gives its whole output as
     content."""
-    rules = dict(fmt.grammar.rules)
+    rules = dict(fmt.written_grammar.rules)  # the variant is guarded anew
     if fmt.reasoning == "none" or "body" not in rules:
         rules = {"start": _raw_rest()}
         entries = {"start": "start"}
@@ -503,11 +503,13 @@ def passthrough_format(fmt: Format) -> Format:
     rules = fmt.grammar.rules
     if fmt.reasoning == "none" or "think" not in rules or "body" not in rules:
         return fmt
-    repair = fmt.repair_grammar
+    # from the grammar as written: the block given out as content keeps its markers (the
+    # variant's body is guarded anew)
+    repair = fmt.written_repair_grammar
     return _variant(
         fmt,
         "passthrough",
-        _block_as_content(fmt.grammar),
+        _block_as_content(fmt.written_grammar),
         repair_grammar=_block_as_content(repair) if repair else None,
     )
 
@@ -816,11 +818,12 @@ def reasoning_markers(fmt: Format) -> ReasoningMarkers:
     """The markers of a format's opening reasoning block, read from its grammar (the
     "think" rule and the stops of its reasoning text).  Empty for a format without such
     a block (its reasoning, if any, is not delimited by markers of its own)."""
-    rules = fmt.grammar.rules
+    grammar = fmt.written_grammar  # the markers that stray in reasoning end nothing
+    rules = grammar.rules
     if fmt.reasoning == "none" or "think" not in rules:
         return ReasoningMarkers()
     stops: list[str] = []
-    for node in _walk(rules[fmt.grammar.entries["start"]], rules, set()):
+    for node in _walk(rules[grammar.entries["start"]], rules, set()):
         if isinstance(node, Tag) and node.role == "reasoning":
             for inner in _walk(node.item, rules, set()):
                 if isinstance(inner, Until):

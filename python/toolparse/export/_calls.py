@@ -104,8 +104,8 @@ def reads_back(fmt: Format, tool: Tool, text: str) -> bool:
 
 def json_call(fmt: Format, tool: Tool) -> tuple[str, str]:
     """(begin, end) of a call of this tool, the arguments between them."""
-    lowerer = Lowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
-    lowered = lowerer.lower(fmt.grammar.entries["start"], (ONE,))
+    lowerer = Lowerer(fmt.export_grammar, [tool], f"format {fmt.name!r}")
+    lowered = lowerer.lower(fmt.export_grammar.entries["start"], (ONE,))
     search = _Search(lowered, ir.JsonValue(tool.parameters), tool.name)
     for before, after in search.ways(ir.RuleRef(lowered.start)):
         if after is None or tool.name not in before:

@@ -997,7 +997,7 @@ def _not_identifiers(first: CharRun, rest: CharRun, words: Sequence[str]) -> Exp
 
 def has_calls(fmt: Format) -> bool:
     """Whether the format's grammar holds tool calls at all."""
-    lowerer = Lowerer(fmt.grammar, [], f"format {fmt.name!r}")
+    lowerer = Lowerer(fmt.export_grammar, [], f"format {fmt.name!r}")
     return any("tool_call" in roles for roles in lowerer.rule_roles.values())
 
 
@@ -1015,7 +1015,7 @@ def lower_format(
     allowed, counts = allowed_tools(tools, tool_choice, parallel_tool_calls)
     if any_tool:
         allowed = [*allowed, ANY_TOOL]
-    lowerer = Lowerer(fmt.grammar, allowed, f"format {fmt.name!r}", literal_depth)
-    lowered = lowerer.lower(fmt.grammar.entries[fmt.entry(reasoning_in_prompt)], counts)
+    lowerer = Lowerer(fmt.export_grammar, allowed, f"format {fmt.name!r}", literal_depth)
+    lowered = lowerer.lower(fmt.export_grammar.entries[fmt.entry(reasoning_in_prompt)], counts)
     lowered.markers = tuple(fmt.markers)
     return lowered

@@ -250,8 +250,8 @@ def _checked(
 def _call_grammar(fmt: Format, tool: Tool) -> list[tuple[str, str, str]]:
     """(begin, EBNF of the body, end) of a call of this tool, for each spelling of the
     begin (alternative markers or headers, an optional prefix; whitespace aside)."""
-    lowerer = _MarkingLowerer(fmt.grammar, [tool], f"format {fmt.name!r}")
-    lowered = lowerer.lower(fmt.grammar.entries["start"], (ONE,))
+    lowerer = _MarkingLowerer(fmt.export_grammar, [tool], f"format {fmt.name!r}")
+    lowered = lowerer.lower(fmt.export_grammar.entries["start"], (ONE,))
     found: dict[str, tuple[str, str, str]] = {}
     later = []
     looked = 0

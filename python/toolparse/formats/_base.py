@@ -25,6 +25,7 @@ from ..grammar import (
     until,
     ws,
 )
+from ._guard import guard_markers
 
 ReasoningMode = Literal["none", "optional"]
 CallInReasoning = Literal["ends_reasoning", "text"]
@@ -44,7 +45,13 @@ class Format:
     needs_tools: the arguments are typed by the tool schemas (XML-style parameters).
     argument_notation: how the output writes arguments that carry their own types ("JSON",
     "Python literals", ...); they are always delivered as JSON.
-    markers: the format's marker strings; they never reach content or reasoning text.
+    markers: the format's marker strings; they never reach content or reasoning text: one
+    met where the format has no place for it is an `unexpected` error and dropped
+    (_guard.py rewrites the grammar so).  Reasoning is guarded where a call marker ends
+    it (call_in_reasoning "ends_reasoning"); where a call in reasoning is reasoning text
+    (a draft), so are the markers of that draft.
+    text_markers: markers that may stand in text as they are (a REPL prompt, a word):
+    content and reasoning keep them.
     reasoning_openers: the texts a rendered prompt ends with when the chat template opened
     the reasoning, for a format whose reasoning is not a leading block with opening
     markers of its own (which say it for such a block): gpt-oss's analysis channel.
@@ -74,6 +81,7 @@ class Format:
     needs_tools: bool = False
     argument_notation: str = "JSON"
     markers: tuple[str, ...] = ()
+    text_markers: tuple[str, ...] = ()
     call_markers: tuple[str, str] | None = None
     other_call_closers: tuple[str, ...] = ()
     parallel_calls: bool = True
@@ -82,6 +90,35 @@ class Format:
     fallback: bool = False
     examples: tuple[str, ...] = field(default=())
     repair_grammar: Grammar | None = field(default=None, repr=False)
+    # the grammar as the module wrote it, before the marker guard (what a reading of the
+    # format's structure wants: its reasoning markers, say)
+    written_grammar: Grammar = field(init=False, repr=False, compare=False)
+    written_repair_grammar: Grammar | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "written_grammar", self.grammar)
+        object.__setattr__(self, "written_repair_grammar", self.repair_grammar)
+        if self.fallback:  # a convention in plain text: its markers are text elsewhere
+            return
+        guarded, in_reasoning = self._guarded_markers()
+        object.__setattr__(self, "grammar", guard_markers(self.grammar, guarded, in_reasoning))
+        if self.repair_grammar is not None:
+            repair = guard_markers(self.repair_grammar, guarded, in_reasoning)
+            object.__setattr__(self, "repair_grammar", repair)
+
+    @cached_property
+    def export_grammar(self) -> Grammar:
+        """The grammar the exports lower: its texts end at the markers the parser reports
+        there, and never hold one (a grammar never writes a stray marker)."""
+        if self.fallback:
+            return self.grammar
+        guarded, in_reasoning = self._guarded_markers()
+        return guard_markers(self.written_grammar, guarded, in_reasoning, strays=False)
+
+    def _guarded_markers(self) -> tuple[list[str], list[str]]:
+        """(the markers content is guarded against, those reasoning is)."""
+        guarded = [m for m in self.markers if m not in self.text_markers]
+        return guarded, guarded if self.call_in_reasoning == "ends_reasoning" else []
 
     @cached_property
     def program(self) -> Program:

@@ -31,6 +31,7 @@ from ..grammar import (
     ws,
 )
 from ._base import think_block
+from ._guard import stray
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
@@ -69,12 +70,6 @@ def fenced_call_body() -> Node:
         ws(),
         lit("```"),
     )
-
-
-def stray(*markers: str) -> Node:
-    """A marker with no place where it stands: reported (unexpected) and dropped, and
-    parsing goes on right after it."""
-    return seq(choice(*(lit(m) for m in markers)), cut(), recover(choice(), seq()))
 
 
 def token_body(call_body: Node, text_markers: tuple[str, ...] = ()) -> dict[str, Node]:

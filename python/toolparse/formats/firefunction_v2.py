@@ -64,6 +64,7 @@ FORMAT = Format(
     model_ids=("fireworks-ai/llama-3-firefunction-v2*",),
     reasoning="none",
     markers=(FUNCTOOLS + "[",),
+    text_markers=(FUNCTOOLS + "[",),  # a word: a call only where the output begins with it
     call_markers=None,
     grammar=Grammar(
         rules={

@@ -123,6 +123,7 @@ FORMAT = Format(
     ),
     reasoning="none",
     markers=(SEPARATOR,),
+    text_markers=(SEPARATOR,),  # a REPL prompt in text: a call only at a message's start
     call_markers=None,
     grammar=Grammar(
         rules={

@@ -77,6 +77,7 @@ FORMAT = Format(
     reasoning="optional",
     call_in_reasoning="text",
     markers=(TOOL_TOKEN, TOOL_TEXT, THINK_OPEN, THINK_CLOSE, RESPONSE_OPEN, RESPONSE_CLOSE),
+    text_markers=(TOOL_TEXT,),  # plain text where no array follows (the "stray" rule)
     call_markers=None,
     grammar=Grammar(
         rules={

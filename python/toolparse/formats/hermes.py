@@ -45,6 +45,9 @@ FORMAT = Format(
     ),
     reasoning="optional",
     markers=(TOOL_OPEN, TOOL_CLOSE, THINK_OPEN, THINK_CLOSE),
+    # Hermes-style models write think tags as words after their answer has begun: only a
+    # leading block is reasoning
+    text_markers=(THINK_OPEN, THINK_CLOSE),
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={"start": seq(ws(), opt(ref("think")), ref("body")), "think": _think}

@@ -82,6 +82,8 @@ FORMAT = Format(
     reasoning="optional",
     call_in_reasoning="ends_reasoning",
     markers=(ACTION_START, PLUGIN, ACTION_END, THINK_OPEN, THINK_CLOSE),
+    # the code interpreter's block (<|action_start|> without <|plugin|>) is content
+    text_markers=(ACTION_START, PLUGIN, ACTION_END),
     call_markers=(ACTION_START, ACTION_END),
     grammar=Grammar(
         rules={

@@ -101,6 +101,8 @@ FORMAT = Format(
         PARAM_OPEN,
         PARAM_CLOSE,
     ),
+    # plain-text tags: a message echoing the format holds them
+    text_markers=(CALLS_OPEN, CALLS_CLOSE, INVOKE_OPEN, INVOKE_CLOSE, PARAM_OPEN, PARAM_CLOSE),
     call_markers=(INVOKE_OPEN, INVOKE_CLOSE),
     grammar=Grammar(
         rules={

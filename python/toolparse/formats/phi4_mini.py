@@ -80,6 +80,7 @@ FORMAT = Format(
     model_ids=("microsoft/Phi-4-mini-instruct*",),
     reasoning="none",
     markers=(FUNCTOOLS + "[", TOOL_CALL_OPEN, TOOL_CALL_CLOSE),
+    text_markers=(FUNCTOOLS + "[",),  # a word: a call only where the output begins with it
     call_markers=None,
     grammar=Grammar(
         rules={

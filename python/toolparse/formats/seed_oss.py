@@ -105,6 +105,8 @@ FORMAT = Format(
         PARAM_OPEN,
         PARAM_CLOSE,
     ),
+    # plain-text tags: prose that explains the format holds them outside a block
+    text_markers=(FUNCTION_OPEN, FUNCTION_CLOSE, PARAM_OPEN, PARAM_CLOSE),
     call_markers=(TOOL_OPEN, TOOL_CLOSE),
     grammar=Grammar(
         rules={
