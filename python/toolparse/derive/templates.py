@@ -25,10 +25,11 @@ Needs jinja2 (``pip install toolparse[templates]``).
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -142,13 +143,32 @@ class Detection:
 # -- rendering -----------------------------------------------------------------------------
 
 
-def _environment() -> Any:
+def _environment(mutable: bool = False) -> Any:
+    """jinja2's immutable sandbox (or, mutable: its sandbox that lets a template change a
+    list or an object, for templates that call ``list.append``), with what Hugging Face
+    renders templates with and the variables callers pass that templates read."""
     try:
-        from jinja2.ext import loopcontrols
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
+        from jinja2 import nodes
+        from jinja2.ext import Extension, loopcontrols
+        from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
     except ImportError as e:
         raise ImportError("detect_format needs jinja2: pip install 'toolparse[templates]'") from e
     from jinja2.exceptions import TemplateError
+
+    class Generation(Extension):
+        """``{% generation %}...{% endgeneration %}`` renders its body, as in transformers
+        (which marks the text as the assistant's for its training masks)."""
+
+        tags = {"generation"}  # noqa: RUF012 (jinja2 declares it an instance variable)
+
+        def parse(self, parser: Any) -> Any:
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            call = self.call_method("_body")
+            return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
+
+        def _body(self, caller: Callable[[], str]) -> str:
+            return caller()
 
     def raise_exception(message: str) -> None:
         raise TemplateError(message)
@@ -171,13 +191,38 @@ def _environment() -> Any:
     def strftime_now(fmt: str) -> str:
         return datetime.now().strftime(fmt)
 
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols]
-    )
+    sandbox = SandboxedEnvironment if mutable else ImmutableSandboxedEnvironment
+    env = sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols, Generation])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
+    env.globals.update(_caller_variables())
     return env
+
+
+class _Clock:
+    """``datetime.now()`` / ``datetime.today()`` for templates that read the date from a
+    ``datetime`` the caller passes (a datetime object, nothing else of the module)."""
+
+    def now(self) -> datetime:
+        return datetime.now()
+
+    def today(self) -> datetime:
+        return datetime.now()
+
+
+def _caller_variables() -> dict[str, Any]:
+    """Variables serving stacks pass and real templates read without checking they are
+    defined: the tools also as the older ``functions`` (their function objects), the date
+    (``datetime``, ``date_string``, ``current_date``), no ``documents``."""
+    today = datetime.now()
+    return {
+        "functions": [tool["function"] for tool in PROBE_TOOLS],
+        "datetime": _Clock(),
+        "date_string": today.strftime("%d %b %Y"),
+        "current_date": today.strftime("%Y-%m-%d"),
+        "documents": [],
+    }
 
 
 def _call(name: str, arguments: Any, index: int, kimi_id: bool = False) -> dict[str, Any]:
@@ -254,9 +299,23 @@ def render_probes(chat_template: str) -> tuple[str, dict[str, str], dict[str, st
 def _render(chat_template: str, text_arguments: bool = False) -> _Rendering:
     """The probes' renderings; text_arguments: the calls' arguments are given as JSON text
     from the start (for a template that writes a mapping with ``|string``, which renders
-    Python's notation, not JSON)."""
-    env = _environment()
-    from jinja2.exceptions import TemplateError
+    Python's notation, not JSON).  Rendered in the immutable sandbox; a template the
+    sandbox stops from changing a list or an object is rendered again in the mutable one."""
+    try:
+        return _render_in(chat_template, text_arguments, mutable=False)
+    except _Unsafe:
+        rendering = _render_in(chat_template, text_arguments, mutable=True)
+    note = "the template changes a list or an object: rendered in jinja2's mutable sandbox"
+    return replace(rendering, notes=(note, *rendering.notes))
+
+
+class _Unsafe(Exception):
+    """The immutable sandbox stopped the template from changing a list or an object."""
+
+
+def _render_in(chat_template: str, text_arguments: bool, mutable: bool) -> _Rendering:
+    env = _environment(mutable)
+    from jinja2.exceptions import SecurityError, TemplateError
 
     try:
         template = env.from_string(chat_template)
@@ -264,20 +323,28 @@ def _render(chat_template: str, text_arguments: bool = False) -> _Rendering:
         raise ValueError(f"the chat template does not compile: {e}") from e
 
     def render(messages: list[dict[str, Any]], generation: bool) -> str:
-        return str(
-            template.render(
-                messages=messages,
-                tools=PROBE_TOOLS,
-                add_generation_prompt=generation,
-                bos_token="",
-                eos_token="",
+        # copies: a template in the mutable sandbox may change what it is given
+        try:
+            return str(
+                template.render(
+                    messages=copy.deepcopy(messages),
+                    tools=copy.deepcopy(PROBE_TOOLS),
+                    add_generation_prompt=generation,
+                    bos_token="",
+                    eos_token="",
+                )
             )
-        )
+        except SecurityError as e:
+            if mutable or "unsafe" not in str(e):
+                raise
+            raise _Unsafe(str(e)) from e
 
     user = {"role": "user", "content": USER}
     try:
         history = render([user], False)
         prompt = render([user], True)
+    except _Unsafe:
+        raise
     except Exception as e:
         raise ValueError(f"the chat template does not render a user message: {e}") from e
     raw: dict[str, str] = {}
@@ -335,6 +402,8 @@ def _try_render(
     """The rendering of a conversation, or None and why the template refused it."""
     try:
         return render(messages, False), ""
+    except _Unsafe:
+        raise
     except Exception as e:
         return None, f"{type(e).__name__}: {e}"
 
