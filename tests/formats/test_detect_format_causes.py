@@ -21,9 +21,13 @@ CAUSES = Path(__file__).parent.parent / "templates" / "causes"
 
 # template file -> the built-in format it must be recognised as
 EXPECTED = {
+    "command_thinking_off": "cohere_command",
+    "deepseek_v31_indented": "deepseek_v31",
+    "gemma4_thought_prompt": "gemma4",
     "hermes_caller_variables": "hermes",
     "kimi_k2_id_queue": "kimi_k2",
     "lfm2_generation_block": "lfm2",
+    "qwen3_closed_think_prompt": "qwen3",
 }
 
 
@@ -46,6 +50,14 @@ def test_the_template_is_recognised_as_its_family(stem: str) -> None:
     assert d.format is get_format(EXPECTED[stem])
     assert any(f"{d.name} reads every rendering back" in e for e in d.evidence)
     assert not d.reasoning_in_prompt
+
+
+def test_a_marker_starting_with_a_bar_keeps_its_start() -> None:
+    # the prompt goes on <|channel>, a call turn on <|tool_call>: they share "<|"
+    prompt, outputs, _ = render_probes(template("gemma4_thought_prompt"))
+    assert prompt.endswith("<|turn>model\n<|channel>thought\n<channel|>")
+    assert outputs["one call"].startswith("<|tool_call>call:get_weather{")
+    assert outputs["answer"] == "It is sunny in Paris."
 
 
 def test_a_generation_block_renders_its_body() -> None:
@@ -89,6 +101,46 @@ def test_the_templates_changes_do_not_reach_the_probes() -> None:
     _, again, _ = render_probes(text)
     assert first == again
     assert "functions.get_weather:0" in first["one call"]
+
+
+def test_the_generation_prompt_is_matched_whitespace_aside() -> None:
+    # the DeepSeek markers' bars are full-width
+    bar, sep = "\uff5c", "\u2581"
+    prompt, outputs, _ = render_probes(template("deepseek_v31_indented"))
+    assert prompt.rstrip().endswith("</think>") and f"<{bar}Assistant{bar}>\n" in prompt
+    calls = f"<{bar}tool{sep}calls{sep}begin{bar}><{bar}tool{sep}call{sep}begin{bar}>"
+    assert outputs["one call"].startswith(calls + "get_weather")
+    assert outputs["answer"] == "It is sunny in Paris."
+
+
+def test_an_empty_closed_think_block_in_the_prompt_does_not_open_reasoning() -> None:
+    d = detect("qwen3_closed_think_prompt")
+    assert d.name == "qwen3" and d.reasoning_in_prompt is False
+    _, outputs, _ = render_probes(template("qwen3_closed_think_prompt"))
+    assert outputs["reasoning"].startswith("<think>\nThe user wants the forecast")
+
+
+def test_a_closing_thinking_marker_is_not_an_opener() -> None:
+    d = detect("command_thinking_off")
+    assert d.name == "cohere_command" and d.reasoning_in_prompt is False
+    assert not any("opens the reasoning block" in e for e in d.evidence)
+
+
+def test_a_closing_marker_ending_the_prompt_is_not_a_derived_reasoning_opener() -> None:
+    # a new family whose past turns write the reasoning's close only, and whose prompt ends
+    # with that close (reasoning off): the prompt's last tag does not open the block
+    text = (
+        "{% for m in messages %}<{{ m.role }}>"
+        "{% if m.reasoning_content %}{{ m.reasoning_content }}[/plan]{% endif %}"
+        "{{ m.content or '' }}{% for tc in m.tool_calls or [] %}<act>"
+        "{{ {'name': tc.function.name, 'arguments': tc.function.arguments} | tojson }}"
+        "</act>{% endfor %}</{{ m.role }}>{% endfor %}"
+        "{% if add_generation_prompt %}<assistant>[/plan]{% endif %}"
+    )
+    d = detect_format(text)
+    assert d.format is None
+    assert not any(e.startswith("reasoning between '[/plan]'") for e in d.evidence)
+    assert any("markers are not plain tags (before: ''" in e for e in d.evidence)
 
 
 def test_variables_callers_pass_are_given() -> None:

@@ -417,16 +417,83 @@ def _common_prefix(a: str, b: str) -> int:
 
 def _shared_head(generation: str, turn: str) -> int:
     """How much of the assistant turn the generation prompt already wrote: their common
-    prefix, cut back to the end of a marker or line where it stops inside one (a prompt
-    ending ``<think>`` and a turn going on ``<tool_call>`` share only ``<``)."""
-    common = _common_prefix(generation, turn)
-    if common == len(generation) or not generation[common:].strip():
+    prefix, whitespace aside (a template may indent the generation prompt otherwise than a
+    turn), cut back to the end of a marker or line where it stops inside one (a prompt
+    ending ``<think>`` and a turn going on ``<tool_call>`` share only ``<``; Gemma 4's
+    ``<|channel>`` and ``<|tool_call>`` share ``<|``), and back before a block the prompt
+    closes (a prompt ending with an empty ``<think></think>`` has not opened the turn's
+    reasoning)."""
+    at, common = _common_prefix_loose(generation, turn)
+    rest = generation[at:]
+    if not rest.strip():
         # all of it, or all but whitespace the prompt ends with and a turn need not write
-        # (Granite-20B-FC's prompt "ASSISTANT: ", its call turns "ASSISTANT:<function_call>")
+        # (Granite-20B-FC's prompt "ASSISTANT: ", its call turns "ASSISTANT:<function_call>");
+        # where the whitespace was not the turn's, none of the turn's own is kept either
+        if generation[:at] != turn[:common]:
+            common += len(turn[common:]) - len(turn[common:].lstrip())
         return common
-    while common and generation[common - 1] not in ">]|\n":
+    common = _out_of_marker(turn, common)
+    while common and turn[common - 1] not in ">]\n":
         common -= 1
+    if not common:
+        # the turn may lack the prompt's first markers, written by the rendering it goes on
+        # from (a history that ends with a system turn shares <|START_OF_TURN_TOKEN|>)
+        for start in (m.start() for m in _TAG.finditer(generation) if m.start()):
+            at, common = _common_prefix_loose(generation[start:], turn)
+            if not generation[start + at :].strip():
+                return common
+        common = 0
+    for opener in _TAG.findall(turn[:common]):
+        closers = _closers(opener)
+        if any(c in rest for c in closers) and opener in turn[:common]:
+            common = min(common, turn.rindex(opener, 0, common))
     return common
+
+
+_TAG = re.compile(r"<[^<>\s]+>|\[[^\[\]\s]+\]")
+
+
+def _closers(opener: str) -> list[str]:
+    """The markers that would close a block the tag opens: ``</think>`` for ``<think>``,
+    ``<|END_THINKING|>`` for ``<|START_THINKING|>``."""
+    found = [opener[0] + "/" + opener[1:]] if not _is_closer(opener) else []
+    for a, b in (("START", "END"), ("BEGIN", "END"), ("start", "end"), ("begin", "end")):
+        if a in opener:
+            found.append(opener.replace(a, b, 1))
+    return found
+
+
+def _is_closer(marker: str) -> bool:
+    """A marker that ends a block: ``</think>``, ``[/THINK]``, ``<|END_THINKING|>``,
+    ``<|think_end|>``."""
+    return "/" in marker or re.search(r"(?i)(?<![a-z])(end|close)(?![a-z])", marker) is not None
+
+
+def _common_prefix_loose(a: str, b: str) -> tuple[int, int]:
+    """Where a and b stop agreeing, whitespace aside: (the index in a, the index in b)."""
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            i, j = i + 1, j + 1
+        elif a[i].isspace():
+            i += 1
+        elif b[j].isspace():
+            j += 1
+        else:
+            break
+    while i < len(a) and a[i].isspace() and (j == len(b) or not b[j].isspace()):
+        i += 1
+    return i, j
+
+
+def _out_of_marker(text: str, at: int) -> int:
+    """at, or the start of the marker it falls inside (a tag opened and not yet closed)."""
+    head = text[:at]
+    for open_, close in (("<", ">"), ("[", "]")):
+        i = head.rfind(open_)
+        if i >= 0 and close not in head[i:]:
+            at = min(at, i)
+    return at
 
 
 def _end_of_turn(answer: str | None, bodies: list[str]) -> str:
@@ -548,7 +615,7 @@ def _reasoning_markers(
     opened_in_prompt = False
     if not before:
         last = _LAST_TAG.search(prompt.rstrip())
-        before = last.group(0) if last else ""
+        before = last.group(0) if last and not _is_closer(last.group(0)) else ""
         opened_in_prompt = bool(before)
     if not before or not close or any(c.isspace() for c in before + close):
         evidence.append(
@@ -839,5 +906,5 @@ def _opens_reasoning(fmt: Format, rendering: _Rendering, with_reasoning: bool) -
         text = rendering.outputs["reasoning"]
         return _reads_back(fmt, text, "reasoning", True, rendering.whole) is True
     tail = rendering.prompt.rstrip()
-    think_open = [m for m in fmt.markers if "think" in m.lower() and "/" not in m]
+    think_open = [m for m in fmt.markers if "think" in m.lower() and not _is_closer(m)]
     return any(tail.endswith(m) for m in think_open)
