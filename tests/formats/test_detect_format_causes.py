@@ -21,12 +21,16 @@ CAUSES = Path(__file__).parent.parent / "templates" / "causes"
 
 # template file -> the built-in format it must be recognised as
 EXPECTED = {
+    "command_system_after_user": "cohere_command",
     "command_thinking_off": "cohere_command",
     "deepseek_v31_indented": "deepseek_v31",
     "gemma4_thought_prompt": "gemma4",
     "hermes_caller_variables": "hermes",
+    "hermes_content_turn": "hermes",
+    "hermes_prefill": "hermes",
     "kimi_k2_id_queue": "kimi_k2",
     "lfm2_generation_block": "lfm2",
+    "mistral_system_in_last_user": "mistral",
     "qwen3_closed_think_prompt": "qwen3",
 }
 
@@ -58,6 +62,14 @@ def test_a_marker_starting_with_a_bar_keeps_its_start() -> None:
     assert prompt.endswith("<|turn>model\n<|channel>thought\n<channel|>")
     assert outputs["one call"].startswith("<|tool_call>call:get_weather{")
     assert outputs["answer"] == "It is sunny in Paris."
+
+
+def test_the_turn_starts_at_a_marker_where_the_history_goes_on_otherwise() -> None:
+    # the user message's rendering goes on with a system turn, an assistant turn follows
+    # the user message instead: both start <|START_OF_TURN_TOKEN|><|
+    _, outputs, _ = render_probes(template("command_system_after_user"))
+    assert outputs["answer"] == "<|START_RESPONSE|>It is sunny in Paris.<|END_RESPONSE|>"
+    assert outputs["one call"].startswith('<|START_ACTION|>[{"tool_call_id": "0"')
 
 
 def test_a_generation_block_renders_its_body() -> None:
@@ -111,6 +123,30 @@ def test_the_generation_prompt_is_matched_whitespace_aside() -> None:
     calls = f"<{bar}tool{sep}calls{sep}begin{bar}><{bar}tool{sep}call{sep}begin{bar}>"
     assert outputs["one call"].startswith(calls + "get_weather")
     assert outputs["answer"] == "It is sunny in Paris."
+
+
+def test_a_last_assistant_message_written_as_a_prefill_is_rendered_followed() -> None:
+    d = detect("hermes_prefill")
+    assert any("with a user message after them" in e for e in d.evidence)
+    _, outputs, _ = render_probes(template("hermes_prefill"))
+    assert outputs["one call"] == (
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+        "\n</tool_call>"
+    )
+
+
+def test_a_system_prompt_moved_into_the_last_user_message_is_not_the_turn() -> None:
+    prompt, outputs, _ = render_probes(template("mistral_system_in_last_user"))
+    assert "Answer briefly." in prompt
+    assert outputs["one call"] == '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris", "days": 3}'
+    assert not any("Answer briefly" in text for text in outputs.values())
+
+
+def test_calls_with_empty_text_written_as_a_turn_of_their_own_get_content_none() -> None:
+    d = detect("hermes_content_turn")
+    assert any("content None" in e and "empty assistant turn" in e for e in d.evidence)
+    _, outputs, _ = render_probes(template("hermes_content_turn"))
+    assert "<|im_start|>" not in outputs["one call"]
 
 
 def test_an_empty_closed_think_block_in_the_prompt_does_not_open_reasoning() -> None:

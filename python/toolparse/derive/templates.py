@@ -49,6 +49,7 @@ __all__ = ["PROBE_TOOLS", "Detection", "detect_format", "render_probes"]
 REASONING = "The user wants the forecast; I will look it up."
 ANSWER = "It is sunny in Paris."
 USER = "What is the weather in Paris?"
+NEXT_USER = "And tomorrow?"
 CALL_1: tuple[str, dict[str, Any]] = ("get_weather", {"city": "Paris", "days": 3})
 CALL_2: tuple[str, dict[str, Any]] = ("get_time", {"timezone": "Europe/Paris"})
 
@@ -351,27 +352,79 @@ def _render_in(chat_template: str, text_arguments: bool, mutable: bool) -> _Rend
     failures: dict[str, str] = {}
     notes: list[str] = []
 
+    # what the template writes after the user's text when the user message is the last
+    user_tail = history[history.rindex(USER) + len(USER) :] if USER in history else None
+
     def turn(whole: str | None) -> str | None:
-        # the assistant turn: what the conversation adds to the user message's rendering
-        return None if whole is None else whole[_common_prefix(history, whole) :]
+        # the assistant turn: what the conversation adds to the user message's rendering,
+        # cut back to the start of a marker it stops inside (Command R+'s history goes on
+        # <|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>, the turn on
+        # <|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>)
+        if whole is None:
+            return None
+        common = _common_prefix(history, whole)
+        if common < len(history):
+            common = _out_of_marker(whole, common)
+            # a template that renders what comes before the user's text otherwise when an
+            # assistant turn follows (a system prompt it moves into the last user message):
+            # the turn starts after the user's text and what follows it
+            if user_tail is not None and (at := whole.find(USER + user_tail)) >= 0:
+                common = max(common, at + len(USER) + len(user_tail))
+        return whole[common:]
+
+    def followed(message: dict[str, Any]) -> str | None:
+        # the turn rendered with a user message after it, up to that message: for a
+        # template that renders a last assistant message otherwise (as a prefill)
+        whole = _try_render(render, [user, message, {"role": "user", "content": NEXT_USER}])[0]
+        body = turn(whole)
+        if body is None or NEXT_USER not in body or USER not in history:
+            return None
+        body = body[: body.rindex(NEXT_USER)]
+        head = _common_suffix(history[: history.rindex(USER)], body)
+        return body[: len(body) - len(head)] if head.strip() else None
 
     def names_written(text: str | None, calls: tuple[tuple[str, Any], ...]) -> bool:
         return text is not None and all(name in text for name, _ in calls)
 
+    def shows(text: str | None, probe: str) -> bool:
+        # the turn writes the probe's answer, or its calls' names
+        calls = _PROBE_CALLS.get(probe, ())
+        return names_written(text, calls) if calls else text is not None and ANSWER in text
+
+    def given(probe: str) -> dict[str, Any]:
+        message = PROBES[probe]
+        if (calls := _PROBE_CALLS.get(probe, ())) and text_arguments:
+            message = {**message, "tool_calls": _calls(*calls, text=True)}
+        return message
+
+    # a template that writes a last assistant message otherwise (as a prefill, without the
+    # calls or the end of its turn): every probe is rendered with a user message after it
+    follow = any(
+        not shows(turn(_try_render(render, [user, given(probe)])[0]), probe)
+        and shows(followed(given(probe)), probe)
+        for probe in PROBES
+    )
+    if follow:
+        notes.append("the probes render with a user message after them")
+
+    def rendered(message: dict[str, Any]) -> tuple[str | None, str]:
+        whole, failure = _try_render(render, [user, message])
+        body = followed(message) if follow else None
+        return (body, "") if body is not None else (turn(whole), failure)
+
     generation = prompt[_common_prefix(history, prompt) :]
-    for probe, message in PROBES.items():
+    for probe in PROBES:
+        message = given(probe)
         calls = _PROBE_CALLS.get(probe, ())
         if calls and text_arguments:
-            message = {**message, "tool_calls": _calls(*calls, text=True)}
             notes.append(f"the {probe} probe renders with arguments as JSON text")
-        whole, failure = _try_render(render, [user, message])
-        body = turn(whole)
+        body, failure = rendered(message)
         if calls and not names_written(body, calls):
             for how, content, options in _CALL_VARIANTS:
                 variant = {**message, "content": content, "tool_calls": _calls(*calls, **options)}
-                other = turn(_try_render(render, [user, variant])[0])
+                other = rendered(variant)[0]
                 if names_written(other, calls):
-                    body = other
+                    body, message = other, variant
                     notes.append(f"the {probe} probe renders with {how}")
                     break
             else:
@@ -379,6 +432,18 @@ def _render_in(chat_template: str, text_arguments: bool, mutable: bool) -> _Rend
                     # a template that keeps the first call only (GigaChat 3's): the
                     # rendering shows one call, not the probe's
                     body, failure = None, "it writes only the first of the calls"
+        header = generation.strip()
+        if calls and body and header and message["content"] == "" and body.count(header) > 1:
+            # content "" written as an assistant turn of its own after the calls: the
+            # calls are given with content None, as OpenAI gives them
+            other = rendered({**message, "content": None})[0]
+            if names_written(other, calls) and other is not None:
+                if other.count(header) < body.count(header):
+                    body = other
+                    notes.append(
+                        f'the {probe} probe renders with content None (content "" is '
+                        "written as an empty assistant turn of its own)"
+                    )
         if body is None:
             failures[probe] = failure
             continue
