@@ -20,7 +20,7 @@ pytest.importorskip(
 )
 
 from engines import ENGINES, merge_deltas, run_events
-from toolparse import Format, StreamParser, get_format
+from toolparse import Format, StreamParser, format_for_model, get_format
 from toolparse.derive import Detection, detect_format
 from toolparse.derive.templates import PROBE_TOOLS, render_probes
 
@@ -552,3 +552,28 @@ def test_derived_formats_give_the_same_events_on_both_engines(stem: str) -> None
             for e in ENGINES
         ]
         assert runs[0] == runs[1]
+
+
+# -- model ids of families whose templates show a built-in format ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("model_id", "name"),
+    [
+        # Step-3.7-Flash's template writes <tool_call><function=NAME><parameter=K>, as 3.5's
+        ("stepfun-ai/Step-3.7-Flash", "qwen3_coder"),
+        # <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>, as Nemotron Nano v2
+        ("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5", "nemotron_v2"),
+        # Qwen3-Coder XML calls after <think> reasoning
+        ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "qwen3_coder"),
+        ("nvidia/Nemotron-3-Nano-Omni-30B-A3B-Reasoning", "qwen3_coder"),
+        # <tool_call>{"name", "arguments"}</tool_call> JSON blocks (Qwen2.5's layout)
+        ("XiaomiMiMo/MiMo-VL-7B-RL-2508", "hermes"),
+        ("speakleash/Bielik-11B-v3.0-Instruct", "hermes"),
+        ("RekaAI/reka-edge-2603", "hermes"),
+        # Granite 4.1 keeps Granite 4.0's template and calls
+        ("ibm-granite/granite-4.1-8b", "granite4"),
+    ],
+)
+def test_format_for_model_knows_the_model(model_id: str, name: str) -> None:
+    assert format_for_model(model_id) is get_format(name)

@@ -25,10 +25,11 @@ Needs jinja2 (``pip install toolparse[templates]``).
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -48,6 +49,7 @@ __all__ = ["PROBE_TOOLS", "Detection", "detect_format", "render_probes"]
 REASONING = "The user wants the forecast; I will look it up."
 ANSWER = "It is sunny in Paris."
 USER = "What is the weather in Paris?"
+NEXT_USER = "And tomorrow?"
 CALL_1: tuple[str, dict[str, Any]] = ("get_weather", {"city": "Paris", "days": 3})
 CALL_2: tuple[str, dict[str, Any]] = ("get_time", {"timezone": "Europe/Paris"})
 
@@ -142,13 +144,32 @@ class Detection:
 # -- rendering -----------------------------------------------------------------------------
 
 
-def _environment() -> Any:
+def _environment(mutable: bool = False) -> Any:
+    """jinja2's immutable sandbox (or, mutable: its sandbox that lets a template change a
+    list or an object, for templates that call ``list.append``), with what Hugging Face
+    renders templates with and the variables callers pass that templates read."""
     try:
-        from jinja2.ext import loopcontrols
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
+        from jinja2 import nodes
+        from jinja2.ext import Extension, loopcontrols
+        from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
     except ImportError as e:
         raise ImportError("detect_format needs jinja2: pip install 'toolparse[templates]'") from e
     from jinja2.exceptions import TemplateError
+
+    class Generation(Extension):
+        """``{% generation %}...{% endgeneration %}`` renders its body, as in transformers
+        (which marks the text as the assistant's for its training masks)."""
+
+        tags = {"generation"}  # noqa: RUF012 (jinja2 declares it an instance variable)
+
+        def parse(self, parser: Any) -> Any:
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            call = self.call_method("_body")
+            return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
+
+        def _body(self, caller: Callable[[], str]) -> str:
+            return caller()
 
     def raise_exception(message: str) -> None:
         raise TemplateError(message)
@@ -171,13 +192,38 @@ def _environment() -> Any:
     def strftime_now(fmt: str) -> str:
         return datetime.now().strftime(fmt)
 
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols]
-    )
+    sandbox = SandboxedEnvironment if mutable else ImmutableSandboxedEnvironment
+    env = sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols, Generation])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
+    env.globals.update(_caller_variables())
     return env
+
+
+class _Clock:
+    """``datetime.now()`` / ``datetime.today()`` for templates that read the date from a
+    ``datetime`` the caller passes (a datetime object, nothing else of the module)."""
+
+    def now(self) -> datetime:
+        return datetime.now()
+
+    def today(self) -> datetime:
+        return datetime.now()
+
+
+def _caller_variables() -> dict[str, Any]:
+    """Variables serving stacks pass and real templates read without checking they are
+    defined: the tools also as the older ``functions`` (their function objects), the date
+    (``datetime``, ``date_string``, ``current_date``), no ``documents``."""
+    today = datetime.now()
+    return {
+        "functions": [tool["function"] for tool in PROBE_TOOLS],
+        "datetime": _Clock(),
+        "date_string": today.strftime("%d %b %Y"),
+        "current_date": today.strftime("%Y-%m-%d"),
+        "documents": [],
+    }
 
 
 def _call(name: str, arguments: Any, index: int, kimi_id: bool = False) -> dict[str, Any]:
@@ -254,9 +300,23 @@ def render_probes(chat_template: str) -> tuple[str, dict[str, str], dict[str, st
 def _render(chat_template: str, text_arguments: bool = False) -> _Rendering:
     """The probes' renderings; text_arguments: the calls' arguments are given as JSON text
     from the start (for a template that writes a mapping with ``|string``, which renders
-    Python's notation, not JSON)."""
-    env = _environment()
-    from jinja2.exceptions import TemplateError
+    Python's notation, not JSON).  Rendered in the immutable sandbox; a template the
+    sandbox stops from changing a list or an object is rendered again in the mutable one."""
+    try:
+        return _render_in(chat_template, text_arguments, mutable=False)
+    except _Unsafe:
+        rendering = _render_in(chat_template, text_arguments, mutable=True)
+    note = "the template changes a list or an object: rendered in jinja2's mutable sandbox"
+    return replace(rendering, notes=(note, *rendering.notes))
+
+
+class _Unsafe(Exception):
+    """The immutable sandbox stopped the template from changing a list or an object."""
+
+
+def _render_in(chat_template: str, text_arguments: bool, mutable: bool) -> _Rendering:
+    env = _environment(mutable)
+    from jinja2.exceptions import SecurityError, TemplateError
 
     try:
         template = env.from_string(chat_template)
@@ -264,47 +324,107 @@ def _render(chat_template: str, text_arguments: bool = False) -> _Rendering:
         raise ValueError(f"the chat template does not compile: {e}") from e
 
     def render(messages: list[dict[str, Any]], generation: bool) -> str:
-        return str(
-            template.render(
-                messages=messages,
-                tools=PROBE_TOOLS,
-                add_generation_prompt=generation,
-                bos_token="",
-                eos_token="",
+        # copies: a template in the mutable sandbox may change what it is given
+        try:
+            return str(
+                template.render(
+                    messages=copy.deepcopy(messages),
+                    tools=copy.deepcopy(PROBE_TOOLS),
+                    add_generation_prompt=generation,
+                    bos_token="",
+                    eos_token="",
+                )
             )
-        )
+        except SecurityError as e:
+            if mutable or "unsafe" not in str(e):
+                raise
+            raise _Unsafe(str(e)) from e
 
     user = {"role": "user", "content": USER}
     try:
         history = render([user], False)
         prompt = render([user], True)
+    except _Unsafe:
+        raise
     except Exception as e:
         raise ValueError(f"the chat template does not render a user message: {e}") from e
     raw: dict[str, str] = {}
     failures: dict[str, str] = {}
     notes: list[str] = []
 
+    # what the template writes after the user's text when the user message is the last
+    user_tail = history[history.rindex(USER) + len(USER) :] if USER in history else None
+
     def turn(whole: str | None) -> str | None:
-        # the assistant turn: what the conversation adds to the user message's rendering
-        return None if whole is None else whole[_common_prefix(history, whole) :]
+        # the assistant turn: what the conversation adds to the user message's rendering,
+        # cut back to the start of a marker it stops inside (Command R+'s history goes on
+        # <|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>, the turn on
+        # <|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>)
+        if whole is None:
+            return None
+        common = _common_prefix(history, whole)
+        if common < len(history):
+            common = _out_of_marker(whole, common)
+            # a template that renders what comes before the user's text otherwise when an
+            # assistant turn follows (a system prompt it moves into the last user message):
+            # the turn starts after the user's text and what follows it
+            if user_tail is not None and (at := whole.find(USER + user_tail)) >= 0:
+                common = max(common, at + len(USER) + len(user_tail))
+        return whole[common:]
+
+    def followed(message: dict[str, Any]) -> str | None:
+        # the turn rendered with a user message after it, up to that message: for a
+        # template that renders a last assistant message otherwise (as a prefill)
+        whole = _try_render(render, [user, message, {"role": "user", "content": NEXT_USER}])[0]
+        body = turn(whole)
+        if body is None or NEXT_USER not in body or USER not in history:
+            return None
+        body = body[: body.rindex(NEXT_USER)]
+        head = _common_suffix(history[: history.rindex(USER)], body)
+        return body[: len(body) - len(head)] if head.strip() else None
 
     def names_written(text: str | None, calls: tuple[tuple[str, Any], ...]) -> bool:
         return text is not None and all(name in text for name, _ in calls)
 
+    def shows(text: str | None, probe: str) -> bool:
+        # the turn writes the probe's answer, or its calls' names
+        calls = _PROBE_CALLS.get(probe, ())
+        return names_written(text, calls) if calls else text is not None and ANSWER in text
+
+    def given(probe: str) -> dict[str, Any]:
+        message = PROBES[probe]
+        if (calls := _PROBE_CALLS.get(probe, ())) and text_arguments:
+            message = {**message, "tool_calls": _calls(*calls, text=True)}
+        return message
+
+    # a template that writes a last assistant message otherwise (as a prefill, without the
+    # calls or the end of its turn): every probe is rendered with a user message after it
+    follow = any(
+        not shows(turn(_try_render(render, [user, given(probe)])[0]), probe)
+        and shows(followed(given(probe)), probe)
+        for probe in PROBES
+    )
+    if follow:
+        notes.append("the probes render with a user message after them")
+
+    def rendered(message: dict[str, Any]) -> tuple[str | None, str]:
+        whole, failure = _try_render(render, [user, message])
+        body = followed(message) if follow else None
+        return (body, "") if body is not None else (turn(whole), failure)
+
     generation = prompt[_common_prefix(history, prompt) :]
-    for probe, message in PROBES.items():
+    for probe in PROBES:
+        message = given(probe)
         calls = _PROBE_CALLS.get(probe, ())
         if calls and text_arguments:
-            message = {**message, "tool_calls": _calls(*calls, text=True)}
             notes.append(f"the {probe} probe renders with arguments as JSON text")
-        whole, failure = _try_render(render, [user, message])
-        body = turn(whole)
+        body, failure = rendered(message)
         if calls and not names_written(body, calls):
             for how, content, options in _CALL_VARIANTS:
                 variant = {**message, "content": content, "tool_calls": _calls(*calls, **options)}
-                other = turn(_try_render(render, [user, variant])[0])
+                other = rendered(variant)[0]
                 if names_written(other, calls):
-                    body = other
+                    body, message = other, variant
                     notes.append(f"the {probe} probe renders with {how}")
                     break
             else:
@@ -312,6 +432,18 @@ def _render(chat_template: str, text_arguments: bool = False) -> _Rendering:
                     # a template that keeps the first call only (GigaChat 3's): the
                     # rendering shows one call, not the probe's
                     body, failure = None, "it writes only the first of the calls"
+        header = generation.strip()
+        if calls and body and header and message["content"] == "" and body.count(header) > 1:
+            # content "" written as an assistant turn of its own after the calls: the
+            # calls are given with content None, as OpenAI gives them
+            other = rendered({**message, "content": None})[0]
+            if names_written(other, calls) and other is not None:
+                if other.count(header) < body.count(header):
+                    body = other
+                    notes.append(
+                        f'the {probe} probe renders with content None (content "" is '
+                        "written as an empty assistant turn of its own)"
+                    )
         if body is None:
             failures[probe] = failure
             continue
@@ -335,6 +467,8 @@ def _try_render(
     """The rendering of a conversation, or None and why the template refused it."""
     try:
         return render(messages, False), ""
+    except _Unsafe:
+        raise
     except Exception as e:
         return None, f"{type(e).__name__}: {e}"
 
@@ -348,16 +482,83 @@ def _common_prefix(a: str, b: str) -> int:
 
 def _shared_head(generation: str, turn: str) -> int:
     """How much of the assistant turn the generation prompt already wrote: their common
-    prefix, cut back to the end of a marker or line where it stops inside one (a prompt
-    ending ``<think>`` and a turn going on ``<tool_call>`` share only ``<``)."""
-    common = _common_prefix(generation, turn)
-    if common == len(generation) or not generation[common:].strip():
+    prefix, whitespace aside (a template may indent the generation prompt otherwise than a
+    turn), cut back to the end of a marker or line where it stops inside one (a prompt
+    ending ``<think>`` and a turn going on ``<tool_call>`` share only ``<``; Gemma 4's
+    ``<|channel>`` and ``<|tool_call>`` share ``<|``), and back before a block the prompt
+    closes (a prompt ending with an empty ``<think></think>`` has not opened the turn's
+    reasoning)."""
+    at, common = _common_prefix_loose(generation, turn)
+    rest = generation[at:]
+    if not rest.strip():
         # all of it, or all but whitespace the prompt ends with and a turn need not write
-        # (Granite-20B-FC's prompt "ASSISTANT: ", its call turns "ASSISTANT:<function_call>")
+        # (Granite-20B-FC's prompt "ASSISTANT: ", its call turns "ASSISTANT:<function_call>");
+        # where the whitespace was not the turn's, none of the turn's own is kept either
+        if generation[:at] != turn[:common]:
+            common += len(turn[common:]) - len(turn[common:].lstrip())
         return common
-    while common and generation[common - 1] not in ">]|\n":
+    common = _out_of_marker(turn, common)
+    while common and turn[common - 1] not in ">]\n":
         common -= 1
+    if not common:
+        # the turn may lack the prompt's first markers, written by the rendering it goes on
+        # from (a history that ends with a system turn shares <|START_OF_TURN_TOKEN|>)
+        for start in (m.start() for m in _TAG.finditer(generation) if m.start()):
+            at, common = _common_prefix_loose(generation[start:], turn)
+            if not generation[start + at :].strip():
+                return common
+        common = 0
+    for opener in _TAG.findall(turn[:common]):
+        closers = _closers(opener)
+        if any(c in rest for c in closers) and opener in turn[:common]:
+            common = min(common, turn.rindex(opener, 0, common))
     return common
+
+
+_TAG = re.compile(r"<[^<>\s]+>|\[[^\[\]\s]+\]")
+
+
+def _closers(opener: str) -> list[str]:
+    """The markers that would close a block the tag opens: ``</think>`` for ``<think>``,
+    ``<|END_THINKING|>`` for ``<|START_THINKING|>``."""
+    found = [opener[0] + "/" + opener[1:]] if not _is_closer(opener) else []
+    for a, b in (("START", "END"), ("BEGIN", "END"), ("start", "end"), ("begin", "end")):
+        if a in opener:
+            found.append(opener.replace(a, b, 1))
+    return found
+
+
+def _is_closer(marker: str) -> bool:
+    """A marker that ends a block: ``</think>``, ``[/THINK]``, ``<|END_THINKING|>``,
+    ``<|think_end|>``."""
+    return "/" in marker or re.search(r"(?i)(?<![a-z])(end|close)(?![a-z])", marker) is not None
+
+
+def _common_prefix_loose(a: str, b: str) -> tuple[int, int]:
+    """Where a and b stop agreeing, whitespace aside: (the index in a, the index in b)."""
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            i, j = i + 1, j + 1
+        elif a[i].isspace():
+            i += 1
+        elif b[j].isspace():
+            j += 1
+        else:
+            break
+    while i < len(a) and a[i].isspace() and (j == len(b) or not b[j].isspace()):
+        i += 1
+    return i, j
+
+
+def _out_of_marker(text: str, at: int) -> int:
+    """at, or the start of the marker it falls inside (a tag opened and not yet closed)."""
+    head = text[:at]
+    for open_, close in (("<", ">"), ("[", "]")):
+        i = head.rfind(open_)
+        if i >= 0 and close not in head[i:]:
+            at = min(at, i)
+    return at
 
 
 def _end_of_turn(answer: str | None, bodies: list[str]) -> str:
@@ -479,7 +680,7 @@ def _reasoning_markers(
     opened_in_prompt = False
     if not before:
         last = _LAST_TAG.search(prompt.rstrip())
-        before = last.group(0) if last else ""
+        before = last.group(0) if last and not _is_closer(last.group(0)) else ""
         opened_in_prompt = bool(before)
     if not before or not close or any(c.isspace() for c in before + close):
         evidence.append(
@@ -770,5 +971,5 @@ def _opens_reasoning(fmt: Format, rendering: _Rendering, with_reasoning: bool) -
         text = rendering.outputs["reasoning"]
         return _reads_back(fmt, text, "reasoning", True, rendering.whole) is True
     tail = rendering.prompt.rstrip()
-    think_open = [m for m in fmt.markers if "think" in m.lower() and "/" not in m]
+    think_open = [m for m in fmt.markers if "think" in m.lower() and not _is_closer(m)]
     return any(tail.endswith(m) for m in think_open)

@@ -59,7 +59,7 @@ FORMAT = Format(
     description="NVIDIA Nemotron Nano v2: <think> reasoning (opened by the template), then "
     "<TOOLCALL>[...]</TOOLCALL> JSON arrays of calls",
     families=("Nemotron Nano v2",),
-    model_ids=("nvidia/NVIDIA-Nemotron-Nano-*-v2*",),
+    model_ids=("nvidia/NVIDIA-Nemotron-Nano-*-v2*", "nvidia/Llama-3_3-Nemotron-Super-*"),
     reasoning="optional",
     reasoning_in_prompt=True,
     call_in_reasoning="text",
