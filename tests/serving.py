@@ -204,6 +204,7 @@ OPENED_BY_TEMPLATE: dict[str, str] = {
     "granite": "<think>",
     "hunyuan": "<think>",
     "inkling": "<|content_thinking|>",
+    "iquest_coder_v2": "<think>",
     "iquest_q1": "<think>",
     "kimi": "◁think▷",
     "kimi_k2": "<think>",

@@ -94,6 +94,7 @@ REPEATED_ARGUMENT_FORMATS = (
     "gigachat35",
     "glm45",
     "hunyuan",
+    "iquest_coder_v2",
     "iquest_q1",
     "k2_horizon",
     "kimi_k3",

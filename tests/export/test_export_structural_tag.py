@@ -121,6 +121,7 @@ GRAMMAR = frozenset(
         "glm45",
         "gpt_oss",
         "hunyuan",
+        "iquest_coder_v2",
         "iquest_q1",
         "kimi_k2",
         "kimi_k3",
