@@ -123,6 +123,7 @@ READS_MORE: dict[str, str] = {
     "kimi_k3/stated_type_decides_over_schema": _STATED,
     "granite4/stringified_arguments_decoded": _STRINGIFIED,
     "hermes/arguments_as_json_string_decoded": _STRINGIFIED,
+    "qwen25_coder/stringified_arguments_are_decoded": _STRINGIFIED,
     "lfm2/unary_plus_numbers": PLUS,
 }
 
