@@ -224,6 +224,7 @@ OPENED_BY_TEMPLATE: dict[str, str] = {
     "qwen3_coder": "<think>\n",
     "seed_oss": "<seed:think>",
     "step3": "<think>\n",
+    "step5": "<think>\n",
     "xlam": "<think>\n",
 }
 # How a template with thinking off ends it where it closes an empty block there.

@@ -110,6 +110,7 @@ REPEATED_ARGUMENT_FORMATS = (
     "qwen3_coder",
     "seed_oss",
     "step3",
+    "step5",
 )
 # the output states each value's type and the parse keeps the stated one (a string 15 on a
 # number parameter); the grammar takes any stated type, so the output is taken

@@ -136,6 +136,7 @@ GRAMMAR = frozenset(
         "qwen3_coder",
         "seed_oss",
         "step3",
+        "step5",
     )
 )
 NAMES = sorted(p.name for p in FIXTURES_DIR.iterdir() if p.is_dir())

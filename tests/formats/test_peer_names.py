@@ -45,7 +45,13 @@ def test_each_peer_name_maps_to_a_format(section: str, peer: str, ours: str) -> 
         assert get_format(peer).name == ours
 
 
+# Formats of model families for which no peer registers a parser name (in the versions
+# read): nothing to map yet.  A row for one of them must take it off this list.
+NO_PEER_NAME = {"step5"}
+
+
 def test_every_format_appears_in_the_document() -> None:
     named = {ours for _, _, ours in ROWS}
     own = {"generic_xml", "markdown_json"}  # toolparse's fallbacks for models without a format
-    assert set(FORMATS) - named <= own, sorted(set(FORMATS) - named - own)
+    assert set(FORMATS) - named <= own | NO_PEER_NAME, sorted(set(FORMATS) - named - own)
+    assert not named & NO_PEER_NAME, sorted(named & NO_PEER_NAME)
