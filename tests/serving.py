@@ -222,6 +222,7 @@ OPENED_BY_TEMPLATE: dict[str, str] = {
     "poolside_v1": "<think>",
     "qwen3": "<think>\n",
     "qwen3_coder": "<think>\n",
+    "rwkv": "<think>",
     "seed_oss": "<seed:think>",
     "step3": "<think>\n",
     "step5": "<think>\n",

@@ -125,6 +125,7 @@ READS_MORE: dict[str, str] = {
     "granite4/stringified_arguments_decoded": _STRINGIFIED,
     "hermes/arguments_as_json_string_decoded": _STRINGIFIED,
     "qwen25_coder/stringified_arguments_are_decoded": _STRINGIFIED,
+    "rwkv/stringified_arguments_and_extra_keys": _STRINGIFIED,
     "lfm2/unary_plus_numbers": PLUS,
 }
 
