@@ -210,6 +210,7 @@ OPENED_BY_TEMPLATE: dict[str, str] = {
     "kimi_k2": "<think>",
     "kimi_k3": "<|open|>think<|sep|>",
     "ling3": "<think>",
+    "llmjp_harmony": "<|channel|>analysis<|message|>",
     "longcat": "<longcat_think>",
     "markdown_json": "<think>\n",
     "minimax_m2": "<think>\n",
