@@ -94,6 +94,7 @@ REPEATED_ARGUMENT_FORMATS = (
     "gigachat35",
     "glm45",
     "hunyuan",
+    "iquest_coder_v2",
     "iquest_q1",
     "k2_horizon",
     "kimi_k3",
@@ -109,6 +110,7 @@ REPEATED_ARGUMENT_FORMATS = (
     "qwen3_coder",
     "seed_oss",
     "step3",
+    "step5",
 )
 # the output states each value's type and the parse keeps the stated one (a string 15 on a
 # number parameter); the grammar takes any stated type, so the output is taken
@@ -130,6 +132,8 @@ READS_MORE: dict[str, str] = {
     "kimi_k3/stated_type_decides_over_schema": _STATED,
     "granite4/stringified_arguments_decoded": _STRINGIFIED,
     "hermes/arguments_as_json_string_decoded": _STRINGIFIED,
+    "qwen25_coder/stringified_arguments_are_decoded": _STRINGIFIED,
+    "rwkv/stringified_arguments_and_extra_keys": _STRINGIFIED,
     "lfm2/unary_plus_numbers": PLUS,
 }
 

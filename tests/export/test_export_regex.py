@@ -107,6 +107,8 @@ KNOWN: dict[str, str] = {
     "functionary_v3_2/unknown_tool_and_known_tool": _CONTENT,
     "gpt_oss/invalid_arguments_then_retry": _EMPTY_RECIPIENT,
     "gpt_oss/unknown_tool": _EMPTY_RECIPIENT,
+    "llmjp_harmony/invalid_arguments_then_retry": _EMPTY_RECIPIENT,
+    "llmjp_harmony/unknown_tool": _EMPTY_RECIPIENT,
     "hermes/extra_keys_ignored": _DEPTH,
     "inkling/typed_values": _DEPTH,
     "ling3/typed_values_every_schema_type": _DEPTH,
@@ -132,6 +134,7 @@ KNOWN: dict[str, str] = {
         (
             "functionary_v3_2/duplicate_argument_name",
             "gpt_oss/duplicate_argument_name",
+            "llmjp_harmony/duplicate_argument_name",
             "markdown_json/duplicate_argument_name",
         ),
         _CONTENT,
@@ -187,7 +190,10 @@ NAMES = sorted({fx.format for fx in FIXTURES})
 # Formats whose first example the tool-choice test cannot hold to, and why.
 _NONE = 'with tool_choice "none" the call is taken, as content (any text is)'
 TOOL_CHOICE_KNOWN: dict[str, str] = {
-    **{name: _NONE for name in ("functionary_v3_2", "gpt_oss", "llama3_json", "markdown_json")},
+    **{
+        name: _NONE
+        for name in ("functionary_v3_2", "gpt_oss", "llama3_json", "llmjp_harmony", "markdown_json")
+    },
 }
 
 

@@ -121,10 +121,12 @@ GRAMMAR = frozenset(
         "glm45",
         "gpt_oss",
         "hunyuan",
+        "iquest_coder_v2",
         "iquest_q1",
         "kimi_k2",
         "kimi_k3",
         "ling3",
+        "llmjp_harmony",
         "minicpm5",
         "minimax_m2",
         "minimax_m3",
@@ -135,6 +137,7 @@ GRAMMAR = frozenset(
         "qwen3_coder",
         "seed_oss",
         "step3",
+        "step5",
     )
 )
 NAMES = sorted(p.name for p in FIXTURES_DIR.iterdir() if p.is_dir())
@@ -312,6 +315,8 @@ TAG_KNOWN: dict[str, str] = {
     "`<|start|>assistant` before it",
     "gpt_oss/role_left_out_before_call": _SPELLING + "leaves the role out of "
     "`<|start|><|channel|>commentary to=functions.`",
+    "llmjp_harmony/call_in_role_header": _SPELLING + "names the tool in a role header with no "
+    "`<|start|> assistant` before it",
     "kimi_k2/id_without_prefix_and_with_spaces": _SPELLING
     + "leaves out `functions.` and writes a space before the name",
     **dict.fromkeys(

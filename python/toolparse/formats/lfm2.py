@@ -59,6 +59,19 @@ Facts this grammar relies on:
   directly follows a block and is closed by ``<|tool_call_end|>`` is dropped the same way,
   without calls; a list that is not so closed stays content.  Any other stray
   ``<|tool_call_end|>`` is dropped, the text around it is content.
+
+Huawei's openPangu models write the JSON variant between the same two tokens (vLLM's
+pangu and openpangu_v2 parsers and their tests: a JSON list of ``{"name", "arguments"}``
+objects, ``"parameters"`` taken for ``"arguments"``, the list on its own line or not),
+with ``<think>`` reasoning, hence the aliases.  Their reasoning parsers are DeepSeek-R1's
+(openPangu V2 with its ``think`` switch on): the template opens the block, so pass
+reasoning_in_prompt=True for them.  Against those parsers: a bare object without the
+list's brackets is a call here (openpangu_v2 refuses it; the markers leave no doubt); the
+text after a block is content (pangu drops it); a block that does not parse is an error
+and its calls are lost alone, where both hand the whole output back as content.  Not
+read: the ``[unused11]``/``[unused12]`` call tokens and ``[unused16]``/``[unused17]``
+reasoning tokens that vLLM's pangu parsers fall back to for a tokenizer without
+``<|tool_call_start|>`` and ``<think>`` (no test or template shows that variant).
 """
 
 from __future__ import annotations
@@ -113,10 +126,10 @@ def _echo() -> Node:
 
 FORMAT = Format(
     name="lfm2",
-    aliases=("lfm2_with_json_tools",),
+    aliases=("lfm2_with_json_tools", "pangu", "openpangu_v2"),
     description="LiquidAI LFM2 / LFM2.5: <|tool_call_start|>[f(a=1), g(b='x')]<|tool_call_end|> "
     "pythonic calls (or a JSON array of calls); optional <think> reasoning",
-    families=("LFM2", "LFM2.5"),
+    families=("LFM2", "LFM2.5", "openPangu V2"),
     model_ids=("LiquidAI/LFM2-*", "LiquidAI/LFM2.5-*"),
     reasoning="optional",
     reasoning_in_prompt=False,

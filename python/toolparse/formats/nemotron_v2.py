@@ -18,8 +18,11 @@ Facts this grammar relies on:
   writes itself is still accepted at the start of the output.
 - Calls are one JSON array of ``{"name", "arguments"}`` objects between ``<TOOLCALL>``
   and ``</TOOLCALL>`` (the template's tool instructions, llama.cpp's NEMOTRON_V2 parser,
-  vLLM's nemotron_json / nemotron_nano_v2 parsers).  vLLM also accepts a bare object
-  without the brackets; so does this grammar.  Several blocks in one output are parsed.
+  vLLM's nemotron_json / nemotron_nano_v2 parsers, hence the aliases).  vLLM also
+  accepts a bare object without the brackets; so does this grammar.  vLLM's
+  nemotron_nano_v2 passes string-encoded arguments through as they are and delivers a
+  name not among the tools; here they are invalid_arguments and unknown_tool.  Several
+  blocks in one output are parsed.
 - Reasoning ends only at ``</think>``: llama.cpp and vLLM treat a ``<TOOLCALL>`` inside
   unfinished reasoning as reasoning text (call_in_reasoning="text").
 - Text before and after a block is content (llama.cpp keeps both; vLLM drops the text
@@ -55,7 +58,7 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 FORMAT = Format(
     name="nemotron_v2",
-    aliases=("nemotron_json",),
+    aliases=("nemotron_json", "nemotron_nano_v2"),
     description="NVIDIA Nemotron Nano v2: <think> reasoning (opened by the template), then "
     "<TOOLCALL>[...]</TOOLCALL> JSON arrays of calls",
     families=("Nemotron Nano v2",),

@@ -1,7 +1,12 @@
 """Qwen3-Coder XML calls: ``<function=NAME>`` with ``<parameter=P>`` values typed by the schema.
 
 vLLM and SGLang parse Xiaomi MiMo-V2, StepFun Step-3.5 and Nanbeige 4 outputs with this
-same parser (their ``mimo``, ``step3p5`` and ``nanbeige`` names), hence the aliases.
+same parser (their ``mimo``, ``step3p5`` and ``nanbeige`` names), and vLLM's
+``mimov2_flash`` (MiMo-V2-Flash) and ``iquest_coder`` (IQuest Coder) parsers read the same
+calls, hence the aliases.  Against those two: mimov2_flash keeps every value as a string
+and takes ``<parameter=...>`` written before ``<function=...>`` (a guess: here that block
+is invalid_arguments); iquest_coder drops whitespace-only text around calls, as this
+grammar does.
 
 A string parameter keeps its text; any other is read as the first of its schema's types
 the text fits, and a value that fits none of them makes the call invalid_arguments (vLLM
@@ -63,9 +68,17 @@ FUNCTION_OPEN = "<function="
 
 FORMAT = Format(
     name="qwen3_coder",
-    aliases=("qwen3_xml", "qwen3-coder", "mimo", "step3p5", "nanbeige"),
+    aliases=(
+        "qwen3_xml",
+        "qwen3-coder",
+        "mimo",
+        "step3p5",
+        "nanbeige",
+        "mimov2_flash",
+        "iquest_coder",
+    ),
     description="Qwen3-Coder and Qwen3.5 XML calls; parameter values typed by the tool schemas",
-    families=("Qwen3-Coder", "Qwen3.5", "MiMo-V2", "Step-3.5", "Nanbeige 4"),
+    families=("Qwen3-Coder", "Qwen3.5", "MiMo-V2", "Step-3.5", "Nanbeige 4", "IQuest Coder"),
     model_ids=(
         "Qwen/Qwen3-Coder-*",
         "Qwen/Qwen3.5-*",
@@ -75,6 +88,7 @@ FORMAT = Format(
         "stepfun-ai/Step-3.7-*",
         "nvidia/NVIDIA-Nemotron-3-Nano-*",
         "nvidia/Nemotron-3-Nano-*",
+        "IQuestLab/IQuest-Coder-V1*",
     ),
     reasoning="optional",
     call_in_reasoning="ends_reasoning",
