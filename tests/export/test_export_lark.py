@@ -122,6 +122,7 @@ READS_MORE: dict[str, str] = {
     "kimi_k3/stated_type_decides_over_schema": _STATED,
     "granite4/stringified_arguments_decoded": _STRINGIFIED,
     "hermes/arguments_as_json_string_decoded": _STRINGIFIED,
+    "minimax/arguments_as_json_string": _STRINGIFIED,
     "lfm2/unary_plus_numbers": PLUS,
 }
 
