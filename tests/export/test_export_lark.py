@@ -108,6 +108,7 @@ REPEATED_ARGUMENT_FORMATS = (
     "pythonic",
     "qwen3_coder",
     "seed_oss",
+    "solar_open2",
     "step3",
 )
 # the output states each value's type and the parse keeps the stated one (a string 15 on a
