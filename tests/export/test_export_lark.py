@@ -73,6 +73,10 @@ _BARE_LEXEME = (
     _BARE_JSON + "with a call required llguidance's greedy lexer keeps the text's longer "
     "lexeme: the call is refused"
 )
+_NO_MARKERS = (
+    "a call without markers is also a line of text, and with a call required llguidance's "
+    "greedy lexer keeps the text's longer lexeme: the call is refused"
+)
 _INDENT = (
     "a call line after an indented line break: llguidance's greedy lexer takes the line break "
     "and the indent as the whitespace before </function_calls> (one longer lexeme) and does "
@@ -178,6 +182,15 @@ KNOWN: dict[str, str] = {
     "llama3_json/stringified_parameters_are_invalid": _BARE_CONTENT,
     "llama3_json/unknown_tool": _BARE_CONTENT,
     "olmo3/parallel_calls_one_per_line": _INDENT,
+    **dict.fromkeys(
+        (
+            "granite_pythonic/bare_name_value_is_invalid",
+            "granite_pythonic/duplicate_argument_name",
+            "granite_pythonic/positional_argument_is_invalid",
+            "granite_pythonic/unknown_tool",
+        ),
+        _CONTENT,
+    ),
     "hyperclovax_seed_think/unquoted_value_is_refused": _UNQUOTED,
     "llama3_json/duplicate_argument_name": _RAW_CODE,
     **{f"{name}/duplicate_argument_name": _REPEATED for name in REPEATED_ARGUMENT_FORMATS},
@@ -185,7 +198,7 @@ KNOWN: dict[str, str] = {
 
 
 # Formats whose first example the tool-choice test cannot hold to, and why.
-TOOL_CHOICE_KNOWN: dict[str, str] = {"llama3_json": _BARE_LEXEME}
+TOOL_CHOICE_KNOWN: dict[str, str] = {"granite_pythonic": _NO_MARKERS, "llama3_json": _BARE_LEXEME}
 
 
 @cache
@@ -334,19 +347,31 @@ def check_reading(fx: Fixture, method: str, walk: Callable[[str, bytes, bool], s
 
 
 # Clean fixtures the Lark export takes (test_fixture) but not under reading_choice, and why.
-READING_KNOWN: dict[str, str] = dict.fromkeys(
-    (
-        "hyperclovax_seed_think_14b/bare_array_at_start",
-        "llama3_json/bare_object_with_type_and_arguments_key",
-        "llama3_json/calls_separated_by_newlines",
-        "llama3_json/nested_arguments_with_escapes_and_unicode",
-        "llama3_json/object_after_newline_not_shaped_like_a_call_is_content",
-        "llama3_json/single_call_bare_object",
-        "llama3_json/text_after_call_is_content",
-        "llama3_json/tool_names_that_are_prefixes",
+READING_KNOWN: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "granite_pythonic/content_then_call_then_content",
+            "granite_pythonic/indented_call_with_parentheses_in_a_string",
+            "granite_pythonic/no_argument_call_and_python_literals",
+            "granite_pythonic/single_call",
+            "granite_pythonic/two_calls_on_consecutive_lines",
+        ),
+        _NO_MARKERS,
     ),
-    _BARE_LEXEME,
-)
+    **dict.fromkeys(
+        (
+            "hyperclovax_seed_think_14b/bare_array_at_start",
+            "llama3_json/bare_object_with_type_and_arguments_key",
+            "llama3_json/calls_separated_by_newlines",
+            "llama3_json/nested_arguments_with_escapes_and_unicode",
+            "llama3_json/object_after_newline_not_shaped_like_a_call_is_content",
+            "llama3_json/single_call_bare_object",
+            "llama3_json/text_after_call_is_content",
+            "llama3_json/tool_names_that_are_prefixes",
+        ),
+        _BARE_LEXEME,
+    ),
+}
 
 
 @pytest.mark.parametrize("fx", reading_params(FIXTURES, KNOWN, READING_KNOWN))

@@ -108,6 +108,15 @@ KNOWN: dict[str, str] = {
     "functionary_v3_2/unknown_tool_and_known_tool": _CONTENT,
     "gpt_oss/invalid_arguments_then_retry": _EMPTY_RECIPIENT,
     "gpt_oss/unknown_tool": _EMPTY_RECIPIENT,
+    **dict.fromkeys(
+        (
+            "granite_pythonic/bare_name_value_is_invalid",
+            "granite_pythonic/duplicate_argument_name",
+            "granite_pythonic/positional_argument_is_invalid",
+            "granite_pythonic/unknown_tool",
+        ),
+        _CONTENT,
+    ),
     "hermes/extra_keys_ignored": _DEPTH,
     "hyperclovax_seed_think/unquoted_value_is_refused": _UNQUOTED,
     "inkling/typed_values": _DEPTH,
@@ -189,7 +198,16 @@ NAMES = sorted({fx.format for fx in FIXTURES})
 # Formats whose first example the tool-choice test cannot hold to, and why.
 _NONE = 'with tool_choice "none" the call is taken, as content (any text is)'
 TOOL_CHOICE_KNOWN: dict[str, str] = {
-    **{name: _NONE for name in ("functionary_v3_2", "gpt_oss", "llama3_json", "markdown_json")},
+    **{
+        name: _NONE
+        for name in (
+            "functionary_v3_2",
+            "gpt_oss",
+            "granite_pythonic",
+            "llama3_json",
+            "markdown_json",
+        )
+    },
 }
 
 
