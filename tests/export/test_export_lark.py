@@ -73,6 +73,10 @@ _BARE_LEXEME = (
     _BARE_JSON + "with a call required llguidance's greedy lexer keeps the text's longer "
     "lexeme: the call is refused"
 )
+_NO_MARKERS = (
+    "a call without markers is also a line of text, and with a call required llguidance's "
+    "greedy lexer keeps the text's longer lexeme: the call is refused"
+)
 _INDENT = (
     "a call line after an indented line break: llguidance's greedy lexer takes the line break "
     "and the indent as the whitespace before </function_calls> (one longer lexeme) and does "
@@ -95,6 +99,7 @@ REPEATED_ARGUMENT_FORMATS = (
     "glm45",
     "hunyuan",
     "iquest_coder_v2",
+    "hyperclovax_seed_think",
     "iquest_q1",
     "k2_horizon",
     "kimi_k3",
@@ -109,6 +114,7 @@ REPEATED_ARGUMENT_FORMATS = (
     "pythonic",
     "qwen3_coder",
     "seed_oss",
+    "solar_open2",
     "step3",
     "step5",
 )
@@ -117,6 +123,9 @@ REPEATED_ARGUMENT_FORMATS = (
 _STATED = "a value's stated type is kept where its schema says another, and taken"
 # the parser decodes arguments a JSON string holds; the export leads to the object form
 _STRINGIFIED = "arguments written as a JSON string are read, but the export writes an object"
+# the output writes each value as JSON; the export takes a string parameter's text by the
+# schema, so an unquoted string is taken where the parser refuses it
+_UNQUOTED = "a JSON value is taken as raw text where the schema says string"
 PLUS = "a number's unary plus is read, as Python reads it; the export writes JSON numbers"
 # a value ends before a parameter its tool declares, and a name is a lexeme of its own: the
 # Lark export's values never hold `</parameter>` then `<parameter=` (any name; the same for
@@ -134,6 +143,8 @@ READS_MORE: dict[str, str] = {
     "hermes/arguments_as_json_string_decoded": _STRINGIFIED,
     "qwen25_coder/stringified_arguments_are_decoded": _STRINGIFIED,
     "rwkv/stringified_arguments_and_extra_keys": _STRINGIFIED,
+    "hyperclovax_seed_think_14b/arguments_as_json_string": _STRINGIFIED,
+    "minimax/arguments_as_json_string": _STRINGIFIED,
     "lfm2/unary_plus_numbers": PLUS,
 }
 
@@ -199,13 +210,23 @@ KNOWN: dict[str, str] = {
             "missing_parameter_close_before_declared_parameter",
         )
     },
+    **dict.fromkeys(
+        (
+            "granite_pythonic/bare_name_value_is_invalid",
+            "granite_pythonic/duplicate_argument_name",
+            "granite_pythonic/positional_argument_is_invalid",
+            "granite_pythonic/unknown_tool",
+        ),
+        _CONTENT,
+    ),
+    "hyperclovax_seed_think/unquoted_value_is_refused": _UNQUOTED,
     "llama3_json/duplicate_argument_name": _RAW_CODE,
     **{f"{name}/duplicate_argument_name": _REPEATED for name in REPEATED_ARGUMENT_FORMATS},
 }
 
 
 # Formats whose first example the tool-choice test cannot hold to, and why.
-TOOL_CHOICE_KNOWN: dict[str, str] = {"llama3_json": _BARE_LEXEME}
+TOOL_CHOICE_KNOWN: dict[str, str] = {"granite_pythonic": _NO_MARKERS, "llama3_json": _BARE_LEXEME}
 
 
 @cache
@@ -354,18 +375,31 @@ def check_reading(fx: Fixture, method: str, walk: Callable[[str, bytes, bool], s
 
 
 # Clean fixtures the Lark export takes (test_fixture) but not under reading_choice, and why.
-READING_KNOWN: dict[str, str] = dict.fromkeys(
-    (
-        "llama3_json/bare_object_with_type_and_arguments_key",
-        "llama3_json/calls_separated_by_newlines",
-        "llama3_json/nested_arguments_with_escapes_and_unicode",
-        "llama3_json/object_after_newline_not_shaped_like_a_call_is_content",
-        "llama3_json/single_call_bare_object",
-        "llama3_json/text_after_call_is_content",
-        "llama3_json/tool_names_that_are_prefixes",
+READING_KNOWN: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "granite_pythonic/content_then_call_then_content",
+            "granite_pythonic/indented_call_with_parentheses_in_a_string",
+            "granite_pythonic/no_argument_call_and_python_literals",
+            "granite_pythonic/single_call",
+            "granite_pythonic/two_calls_on_consecutive_lines",
+        ),
+        _NO_MARKERS,
     ),
-    _BARE_LEXEME,
-)
+    **dict.fromkeys(
+        (
+            "hyperclovax_seed_think_14b/bare_array_at_start",
+            "llama3_json/bare_object_with_type_and_arguments_key",
+            "llama3_json/calls_separated_by_newlines",
+            "llama3_json/nested_arguments_with_escapes_and_unicode",
+            "llama3_json/object_after_newline_not_shaped_like_a_call_is_content",
+            "llama3_json/single_call_bare_object",
+            "llama3_json/text_after_call_is_content",
+            "llama3_json/tool_names_that_are_prefixes",
+        ),
+        _BARE_LEXEME,
+    ),
+}
 
 
 @pytest.mark.parametrize("fx", reading_params(FIXTURES, KNOWN, READING_KNOWN))

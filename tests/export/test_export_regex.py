@@ -18,6 +18,7 @@ from test_export_lark import (
     _CONTENT,
     _RAW_CODE,
     _REPEATED,
+    _UNQUOTED,
     CALL_OBJECTS,
     PLAIN_TEXT_CASES,
     READS_MORE,
@@ -109,7 +110,17 @@ KNOWN: dict[str, str] = {
     "gpt_oss/unknown_tool": _EMPTY_RECIPIENT,
     "llmjp_harmony/invalid_arguments_then_retry": _EMPTY_RECIPIENT,
     "llmjp_harmony/unknown_tool": _EMPTY_RECIPIENT,
+    **dict.fromkeys(
+        (
+            "granite_pythonic/bare_name_value_is_invalid",
+            "granite_pythonic/duplicate_argument_name",
+            "granite_pythonic/positional_argument_is_invalid",
+            "granite_pythonic/unknown_tool",
+        ),
+        _CONTENT,
+    ),
     "hermes/extra_keys_ignored": _DEPTH,
+    "hyperclovax_seed_think/unquoted_value_is_refused": _UNQUOTED,
     "inkling/typed_values": _DEPTH,
     "ling3/typed_values_every_schema_type": _DEPTH,
     "lfm2/python_literals_nested_and_unicode": _LITERAL_DEPTH,
@@ -192,7 +203,14 @@ _NONE = 'with tool_choice "none" the call is taken, as content (any text is)'
 TOOL_CHOICE_KNOWN: dict[str, str] = {
     **{
         name: _NONE
-        for name in ("functionary_v3_2", "gpt_oss", "llama3_json", "llmjp_harmony", "markdown_json")
+        for name in (
+            "functionary_v3_2",
+            "gpt_oss",
+            "granite_pythonic",
+            "llama3_json",
+            "llmjp_harmony",
+            "markdown_json",
+        )
     },
 }
 

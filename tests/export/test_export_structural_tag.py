@@ -108,6 +108,7 @@ LEGACY_SHAPE = {
 
 # Formats with no structural tag, and why (docs/export.md).
 NOT_EXPRESSIBLE = {
+    "granite_pythonic": "no fixed text begins a call",
     "kimi": "no tool calls",
 }
 # Formats whose call body is a grammar: XML-style parameters, Gemma notation, a channel

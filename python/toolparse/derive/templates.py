@@ -95,7 +95,9 @@ PROBE_TOOLS: list[dict[str, Any]] = [
 # block, which no other of the three reads back).  hermes wins over ernie45 for the Hermes
 # templates' <tool_call>{...}</tool_call> (an ERNIE-4.5 Thinking template, reasoning the
 # prompt opens and the reply in <response>, is read by ernie45 alone), and glm45 over
-# poolside_v1 (the same <tool_call>NAME<arg_key>... layout and <think>).
+# poolside_v1 (the same <tool_call>NAME<arg_key>... layout and <think>).  xlam wins for a
+# bare JSON list of calls, which hyperclovax_seed_think and its 14B variant also read as
+# a secondary form.
 _PREFERENCE = (
     "cohere_command",
     "hermes",
@@ -109,6 +111,7 @@ _PREFERENCE = (
     "granite",
     "phi4_mini",
     "jamba",
+    "xlam",
 )
 # A variant preferred over its base where the template shows what tells them apart:
 # reasoning rendered in <think> (Qwen3, whose format also ends reasoning at a call), or a
