@@ -104,7 +104,7 @@ def test_each_peer_name_maps_to_a_format(section: str, peer: str, ours: str) -> 
 
 # Formats of model families for which no peer registers a parser name (in the versions
 # read): nothing to map yet.  A row for one of them must take it off this list.
-NO_PEER_NAME = {"llmjp_harmony", "step5"}
+NO_PEER_NAME = {"llmjp_harmony"}
 
 
 def test_every_format_appears_in_the_document() -> None:
