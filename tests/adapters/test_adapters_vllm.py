@@ -16,6 +16,7 @@ import pytest
 
 import toolparse
 from engines import FIXTURE_IDS, FIXTURES, Fixture
+from serving import vllm_whole
 
 try:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
@@ -181,7 +182,7 @@ def test_the_whole_output_at_once(fixture: Fixture, with_reasoning: bool) -> Non
     reasoning, content, calls = cls(Tokenizer(), request.tools).parse(
         fixture.raw.decode("utf-8"), request, enable_auto_tools=True
     )
-    message = expected(fixture, with_reasoning)
+    message = vllm_whole(expected(fixture, with_reasoning))
     assert reasoning == (message.reasoning_content or None)
     assert content == message.content
     assert [(c.name, json.loads(c.arguments)) for c in calls or []] == [

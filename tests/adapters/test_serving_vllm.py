@@ -77,6 +77,7 @@ from serving import (  # noqa: E402
     prompt_for,
     run_async,
     sdk_stream_message,
+    vllm_whole,
 )
 
 REASONING = "reasoning"  # the field vLLM streams and returns reasoning in
@@ -100,17 +101,23 @@ D9_DRAFT = (
     "does not know that the template opened the block (these formats' default is closed) "
     "and gives a call drafted in it out as a call"
 )
+D9_START = (
+    "D9: the tool parser on its own reads the reasoning the template opened as the answer, "
+    "so a JSON list of calls that only the answer's start may hold comes after text"
+)
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
     "tool-only": known_cases(
         D9_DRAFT,
         """
+        hyperclovax_seed_think/tool_call_inside_reasoning_is_reasoning
         gigachat35/block_opener_inside_unclosed_reasoning
         hunyuan/block_inside_unfinished_reasoning_is_reasoning
         longcat/call_draft_inside_reasoning_is_reasoning
         olmo3/block_inside_reasoning_is_text
         poolside_v1/call_inside_unfinished_reasoning_is_reasoning
         """,
-    ),
+    )
+    | known_cases(D9_START, "hyperclovax_seed_think/required_json_list_after_reasoning"),
 }
 
 
@@ -342,7 +349,7 @@ def test_the_stream_rebuilds_the_message(fixture: Fixture) -> None:
 @pytest.mark.parametrize("fixture", fixture_cases("body"))
 def test_the_response_body_is_the_message(fixture: Fixture) -> None:
     body = fixture_exchange(fixture.id, BOTH, False).body
-    assert_message(body_message(body, REASONING), expected(fixture), streamed=False)
+    assert_message(body_message(body, REASONING), vllm_whole(expected(fixture)), streamed=False)
 
 
 # -- the tool parser alone (D9) ---------------------------------------------------------------

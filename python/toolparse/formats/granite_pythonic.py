@@ -62,6 +62,7 @@ from ..grammar import (
     ws,
 )
 from ._base import Format
+from ._guard import stray
 from ._pythonic import function_name, python_call
 
 END_OF_TEXT = "<|end_of_text|>"
@@ -121,7 +122,7 @@ FORMAT = Format(
                 tag("tool_call", seq(_blank, python_call(), chars(" \t\r"), stopped())),
             ),
             "end_of_text": seq(lit(END_OF_TEXT), ws()),
-            "stray": seq(choice(lit(ROLE_OPEN), lit(ROLE_CLOSE)), cut(), recover(choice(), seq())),
+            "stray": stray(ROLE_OPEN, ROLE_CLOSE),
             "text": choice(
                 tag("content", lit("\n")),
                 seq(

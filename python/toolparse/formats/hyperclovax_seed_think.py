@@ -73,6 +73,7 @@ from ..grammar import (
     ws,
 )
 from ._base import Format, call_array, call_block, reasoning_rules, skip_rest
+from ._guard import stray
 
 TOOL_OPEN, TOOL_CLOSE = "<tool_call>", "</tool_call>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -141,7 +142,7 @@ FORMAT = Format(
                 ws(),
             ),
             "end_token": seq(lit(IM_END), ws()),
-            "stray": seq(choice(*(lit(m) for m in _TAGS)), cut(), recover(choice(), seq())),
+            "stray": stray(*_TAGS),
             "content": tag("content", until(TOOL_OPEN, *_TAGS, IM_END, min1=True, commit=True)),
         },
         entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},

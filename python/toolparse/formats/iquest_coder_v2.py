@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from ..grammar import Grammar, choice, eof, many, ref, seq, tag, until
 from ._base import Format, reasoning_rules
-from ._deepseek import stray
+from ._guard import stray
 from .glm45 import KEY_CLOSE, KEY_OPEN, VALUE_CLOSE, VALUE_OPEN, glm_call_rules
 
 TOOL_OPEN, TOOL_CLOSE = "<iquestcoder_tool_call>", "</iquestcoder_tool_call>"

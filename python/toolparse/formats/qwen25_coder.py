@@ -59,7 +59,7 @@ from ..grammar import (
     ws,
 )
 from ._base import Format, call_array, call_block, skip_past
-from ._deepseek import stray
+from ._guard import stray
 from .hermes import TOOL_CLOSE, TOOL_OPEN
 
 TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"

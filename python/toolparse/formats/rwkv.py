@@ -68,7 +68,7 @@ from ..grammar import (
     ws,
 )
 from ._base import Format, reasoning_rules
-from ._deepseek import stray
+from ._guard import stray
 
 CALL_MARKER = "**Tool Call:**"
 FENCE_OPEN, FENCE_CLOSE = "```json", "```"

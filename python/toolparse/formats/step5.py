@@ -54,7 +54,7 @@ from ..grammar import (
     ws,
 )
 from ._base import Format, skip_past
-from ._deepseek import stray
+from ._guard import stray
 from .hermes import THINK_CLOSE, THINK_OPEN, TOOL_CLOSE, TOOL_OPEN
 from .qwen3_coder import FORMAT as QWEN3_CODER
 from .qwen3_coder import FUNCTION_OPEN
