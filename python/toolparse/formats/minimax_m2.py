@@ -33,7 +33,9 @@ Facts relied on:
   strips newlines around a value, vLLM's engine parser keeps the value verbatim because
   the template writes it inline between ``>`` and ``</parameter>``; this follows the
   template and vLLM, so a string value keeps its text exactly. A value ends at
-  ``</parameter>`` only where ``<parameter name="`` or ``</invoke>`` comes next. Names are
+  ``</parameter>`` only where a parameter the tool declares or ``</invoke>`` comes next
+  (vLLM ends it at the first ``</parameter>``, a guess that cuts markup short); a
+  declared parameter opening inside a value is a missing ``</parameter>``: an error. Names are
   double-quoted as the template writes them (vLLM also accepts single quotes or none).
 
 Choices: whitespace around blocks, between invokes and parameters and after ``</think>``
@@ -51,6 +53,7 @@ from ..grammar import (
     Node,
     choice,
     cut,
+    declared_param,
     eof,
     lit,
     many,
@@ -70,8 +73,12 @@ INVOKE_OPEN, INVOKE_CLOSE = '<invoke name="', "</invoke>"
 PARAM_OPEN, PARAM_CLOSE = '<parameter name="', "</parameter>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
-# A value ends at </parameter> only where the next parameter or the end of the invoke follows.
-_VALUE_END = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, INVOKE_CLOSE))
+# A value ends at its closing tag only where a parameter the tool declares, or the call's
+# end, follows; a declared parameter opening inside a value is a missing closing tag.
+_VALUE_END = (
+    stop(PARAM_CLOSE, followed_by=(INVOKE_CLOSE, declared_param(PARAM_OPEN, '">'))),
+    stop(PARAM_OPEN, followed_by=(declared_param(None, '">'),)),
+)
 
 
 def invoke_rules(
@@ -143,7 +150,7 @@ FORMAT = Format(
                 cut(),
                 tag("param_name", until('"', need_stop=True)),
                 lit('">'),
-                tag("param_value", until(_VALUE_END, need_stop=True)),
+                tag("param_value", until(*_VALUE_END, need_stop=True)),
                 lit(PARAM_CLOSE),
                 ws(),
             ),

@@ -34,8 +34,10 @@ Choices:
 
 - vLLM and SGLang JSON-decode every value whatever its schema type (``"42"`` for a string
   parameter becomes the number 42); here the schema decides, as in llama.cpp.
-- A value is kept verbatim; it ends at ``</atem:parameter>`` only where the next
-  parameter or ``</atem:invoke>`` follows, so a value may hold that text.
+- A value is kept verbatim; it ends at ``</atem:parameter>`` only where a parameter the
+  tool declares or ``</atem:invoke>`` follows, so a value may hold that text and
+  undeclared parameter tags; a declared parameter opening inside a value is a missing
+  closing tag: an error.
 - Several invokes in one block are several calls (vLLM and SGLang read them all).
 - Whitespace between messages is dropped; text outside any message is content, and a
   lone end marker there is dropped. A tool message whose body is not an ATEM block is
@@ -57,6 +59,7 @@ from ..grammar import (
     ahead,
     choice,
     cut,
+    declared_param,
     eof,
     lit,
     many,
@@ -79,7 +82,12 @@ HEADER_MARKERS = (START, MESSAGE, EOM, EOT)
 
 # A message's text runs to its end marker, or to the next message when that is missing.
 _TEXT_STOPS = (EOM, EOT, START)
-_VALUE_END = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, INVOKE_CLOSE))
+# A value ends at its closing tag only where a parameter the tool declares, or the call's
+# end, follows; a declared parameter opening inside a value is a missing closing tag.
+_VALUE_END = (
+    stop(PARAM_CLOSE, followed_by=(INVOKE_CLOSE, declared_param(PARAM_OPEN, '">'))),
+    stop(PARAM_OPEN, followed_by=(declared_param(None, '">'),)),
+)
 
 FORMAT = Format(
     name="muse",
@@ -170,7 +178,7 @@ FORMAT = Format(
                 cut(),
                 tag("param_name", until('"', "\n", "<", need_stop=True)),
                 lit('">'),
-                tag("param_value", until(_VALUE_END, need_stop=True)),
+                tag("param_value", until(*_VALUE_END, need_stop=True)),
                 lit(PARAM_CLOSE),
                 ws(),
             ),
