@@ -204,7 +204,15 @@ KNOWN: dict[str, str] = {
     ),
     **{
         f"{name}/{fixture}": _NAME_LEXEME
-        for name in ("minimax_m2", "muse", "qwen3_coder", "seed_oss", "step3")
+        for name in (
+            "deepseek_v32",
+            "glm45",
+            "minimax_m2",
+            "muse",
+            "qwen3_coder",
+            "seed_oss",
+            "step3",
+        )
         for fixture in (
             "value_holding_markup_of_undeclared_parameters",
             "missing_parameter_close_before_declared_parameter",

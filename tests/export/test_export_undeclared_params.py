@@ -4,7 +4,7 @@ so each export takes it where the schema allows other properties, and refuses it
 schema or strict mode does not.  A name that begins like a declared one, or holds one, is
 an undeclared name, never the declared parameter with its type.
 
-Where a value ends only before a parameter the tool declares (qwen3_coder), the parser
+Where a value ends only before a parameter the tool declares (both formats), the parser
 reads an undeclared parameter after a value as text of that value: the exports write
 declared parameters only there (an undeclared one only for a tool that declares none)."""
 
@@ -23,7 +23,7 @@ from test_export_typed_values import taken_with_a_call_required  # noqa: E402
 
 PROPERTIES = {"city": {"type": "string"}, "days": {"type": "integer"}}
 # formats whose values end only before a declared parameter (grammar.declared_param())
-DECLARED_ENDS = {"qwen3_coder"}
+DECLARED_ENDS = {"glm45", "qwen3_coder"}
 
 
 def _tool(**schema: Any) -> dict[str, Any]:

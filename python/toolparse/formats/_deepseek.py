@@ -16,6 +16,7 @@ from ..grammar import (
     ahead,
     choice,
     cut,
+    declared_param,
     eof,
     json,
     lit,
@@ -154,11 +155,17 @@ def dsml_markers(block: str, space: str = "", ns: str = DSML) -> tuple[str, str,
 def _value(
     block_close: str, decode: Literal["string", "json"], space: str = "", ns: str = DSML
 ) -> Node:
-    """A parameter value up to </｜DSML｜parameter>, which ends it only where the next tag
-    follows: a value may hold that text (a file that documents the format, say)."""
+    """A parameter value up to </｜DSML｜parameter>, which ends it only where a parameter
+    the tool declares or the invoke's end follows: a value may hold that text (a file
+    that documents the format, say).  A declared parameter opening inside a value is a
+    missing closing tag: the value ends there and the call is an error."""
     _, invoke_close, param_open, param_close = dsml_tags(space, ns)
-    end = stop(param_close, followed_by=(param_open, invoke_close, block_close))
-    return tag("param_value", until(end, need_stop=True), decode=decode)
+    next_tag = (invoke_close, block_close, declared_param(param_open, '"'))
+    ends = (
+        stop(param_close, followed_by=next_tag),
+        stop(param_open, followed_by=(declared_param(None, '"'),)),
+    )
+    return tag("param_value", until(*ends, need_stop=True), decode=decode)
 
 
 def dsml_body(block: str, space: str = "") -> dict[str, Node]:

@@ -41,9 +41,11 @@ Facts relied on:
   meaning is not in doubt: it is a call with ``{}``.
 
 Choices: a value ends at a ``</｜DSML｜parameter>`` followed (after optional whitespace) by
-the next parameter, ``</｜DSML｜invoke>`` or the block closer, so a value may contain the
-closing text; values are not trimmed (DeepSeek's parser keeps them as written).  Text
-after the block is content (vLLM's engine parser returns to content there).  A broken
+a parameter the tool declares, ``</｜DSML｜invoke>`` or the block closer, so a value may
+contain the closing text and undeclared parameter tags (a declared parameter opening
+inside a value is a missing closing tag: an error, for V3.2, V4 and V4.1 alike);
+values are not trimmed (DeepSeek's parser keeps them as written).  Text after the block
+is content (vLLM's engine parser returns to content there).  A broken
 invoke reports invalid_arguments and parsing resumes after its ``</｜DSML｜invoke>``.
 
 No marker reaches content.  An invoke outside a block is not a call: vLLM and SGLang

@@ -37,8 +37,10 @@ Facts relied on:
   keeps string values verbatim, surrounding whitespace included), other types are read as
   JSON (a value that parses as none of its types makes the call invalid_arguments; the
   peers keep a string, a guess). A value ends at
-  ``</arg_value>`` only where ``<arg_key>`` or ``</tool_call>`` comes next, so a value may
-  contain that text (code that mentions it, for instance).
+  ``</arg_value>`` only where a key the tool declares (``<arg_key>NAME</arg_key>``) or
+  ``</tool_call>`` comes next, so a value may contain that text and undeclared keys (code
+  that mentions them, for instance); a declared key inside a value is a missing
+  ``</arg_value>``: an error, where the peers swallow the next argument.
 - Reasoning: ``<think>`` ... ``</think>``; an empty ``<think></think>`` (the templates put
   one in every turn without reasoning) gives empty reasoning. A ``<tool_call>`` inside
   unfinished reasoning ends it. Peers disagree: vLLM's older glm45 reasoning parser ends
@@ -61,6 +63,7 @@ from ..grammar import (
     Node,
     choice,
     cut,
+    declared_param,
     eof,
     lit,
     many,
@@ -80,7 +83,8 @@ VALUE_OPEN, VALUE_CLOSE = "<arg_value>", "</arg_value>"
 
 # The name ends at whitespace (GLM-4.5/4.6 write a newline after it), or directly at the
 # first argument or the end of the call (GLM-4.7).  A value ends at </arg_value> only where
-# the next argument or the end of the call follows.
+# an argument the tool declares or the end of the call follows; a declared argument's key
+# inside a value is a missing </arg_value>: the value ends there, and the call is an error.
 _WHITESPACE = ("\n", "\r", "\t", " ")
 
 
@@ -88,7 +92,10 @@ def glm_call_rules(open_marker: str = TOOL_OPEN, close_marker: str = TOOL_CLOSE)
     """The call rules shared by the GLM-style formats (GLM-4.5 to 4.7, Ling 3, Poolside,
     IQuest Q1): the call between open_marker and close_marker."""
     name_end = (*_WHITESPACE, KEY_OPEN, close_marker)
-    value_end = stop(VALUE_CLOSE, followed_by=(KEY_OPEN, close_marker))
+    value_end = (
+        stop(VALUE_CLOSE, followed_by=(close_marker, declared_param(KEY_OPEN, KEY_CLOSE))),
+        stop(KEY_OPEN, followed_by=(declared_param(None, KEY_CLOSE),)),
+    )
     return {
         "call": call_block(
             open_marker,
@@ -106,7 +113,7 @@ def glm_call_rules(open_marker: str = TOOL_OPEN, close_marker: str = TOOL_CLOSE)
             lit(KEY_CLOSE),
             ws(),
             lit(VALUE_OPEN),
-            tag("param_value", until(value_end, need_stop=True)),
+            tag("param_value", until(*value_end, need_stop=True)),
             lit(VALUE_CLOSE),
             ws(),
         ),

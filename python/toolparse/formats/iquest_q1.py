@@ -29,7 +29,7 @@ Facts relied on:
   ``</think>``.  So reasoning_in_prompt defaults to True; pass False with thinking off.  A
   ``<think>`` the model writes anyway is accepted.
 
-Choices: a value ends at ``</arg_value>`` only where ``<arg_key>`` or
+Choices: a value ends at ``</arg_value>`` only where a declared ``<arg_key>`` or
 ``</iquest_tool_call>`` comes next, so a value may contain that text; the name ends at
 whitespace, ``<arg_key>`` or ``</iquest_tool_call>`` (a call without arguments).  Not
 pinned down: what a ``<iquest_tool_call>`` inside unfinished reasoning means (no peer says);

@@ -40,7 +40,7 @@ Facts relied on:
 
 Choices: the call grammar is GLM-4.7's (glm45): the name ends at any whitespace (tool names
 cannot hold spaces in the OpenAI API, so vLLM's acceptance of ``get weather`` is not
-followed), and a value ends at ``</arg_value>`` only where ``<arg_key>`` or
+followed), and a value ends at ``</arg_value>`` only where a declared ``<arg_key>`` or
 ``</tool_call>`` follows (peers end it at the first ``</arg_value>``; the two agree on every
 value that does not hold that text). Whitespace around calls and after ``</think>`` is
 layout, not content.
