@@ -26,6 +26,7 @@ typedef struct call_state {
     int32_t index, tool;
     tp_buf args, pending;
     int has_args, has_name, in_param, param_streams;
+    int in_value, value_cut; /* a parameter's value is open; the end of the output cut it */
     int begun; /* the arguments have begun: the call is announced once named */
     int repaired; /* the grammar salvaged the call (its closing was cut off) */
     uint32_t params, n_ptypes;
@@ -174,6 +175,7 @@ static void call_clear(tp_emitter *e) {
         e->staged_for = NULL;
     }
     c->active = c->dead = c->has_args = c->has_name = c->in_param = c->param_streams = 0;
+    c->in_value = c->value_cut = 0;
     c->begun = c->repaired = 0;
     c->index = -1;
     c->tool = -1;
@@ -466,6 +468,7 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
         TP_TRY(announce(e));
     } else if (c->active && role == TP_ROLE_REPAIRED) {
         c->repaired = 1;
+        if (c->in_value) c->value_cut = 1;
     } else if (c->active && role == TP_ROLE_PARAM_NAME) {
         c->begun = 1;
         TP_TRY(announce(e));
@@ -482,6 +485,8 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
             c->param_streams = 0; /* its tags say what it is: converted at its end */
         }
         if (c->in_param && c->param_streams) TP_TRY(args_str(e, "\""));
+        c->in_value = c->in_param;
+        c->value_cut = 0;
     }
     return TP_OK;
 }
@@ -649,6 +654,31 @@ int tp_emitter_declares(const tp_emitter *e, const uint8_t *name, size_t len) {
     return tp_tools_param_types(e->tools, c->tool, name, len, &n_types) != NULL;
 }
 
+/* Any name (a tool that declares none): a name holds no whitespace and no angle bracket. */
+static int any_name_cut(const uint8_t *text, size_t len, const uint8_t *end, size_t end_len) {
+    size_t i = len, k;
+    for (;;) { /* text[i:] a proper prefix of end, text[:i] a name */
+        if (len - i < end_len && memcmp(end, text + i, len - i) == 0) {
+            for (k = 0; k < i; k++) {
+                uint8_t b = text[k];
+                if (b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '<' || b == '>') break;
+            }
+            if (k == i) return 1;
+        }
+        if (i == 0) return 0;
+        i--;
+    }
+}
+
+int tp_emitter_declares_cut(const tp_emitter *e, const uint8_t *text, size_t len,
+                            const uint8_t *end, size_t end_len) {
+    const call_state *c = &e->call;
+    if (!c->active) return 0;
+    if (!e->tools || c->tool < 0 || tp_tools_param_count(e->tools, c->tool) == 0)
+        return any_name_cut(text, len, end, end_len);
+    return tp_tools_param_cut(e->tools, c->tool, text, len, end, end_len);
+}
+
 static tp_status set_name(tp_emitter *e, const uint8_t *name, size_t n) {
     call_state *c = &e->call;
     if (c->dead) return TP_OK;
@@ -703,6 +733,14 @@ static tp_status m3_value(tp_emitter *e, const uint8_t *raw, size_t n) {
     return st;
 }
 
+static int blank(const tp_buf *b) {
+    size_t k;
+    for (k = 0; k < b->len; k++)
+        if (!(b->data[k] == ' ' || b->data[k] == '\t' || b->data[k] == '\n' || b->data[k] == '\r'))
+            return 0;
+    return 1;
+}
+
 static tp_status finish_call(tp_emitter *e) {
     call_state *c = &e->call;
     size_t used = 0;
@@ -710,10 +748,14 @@ static tp_status finish_call(tp_emitter *e) {
     tp_event *ev;
     TP_TRY(announce(e));
     if (e->stopped) return TP_OK; /* announcing it met the limit on calls */
-    if (!c->has_name) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
-    if (c->params)
-        TP_TRY(args_str(e, "}"));
-    else if (!c->has_args)
+    if (!c->has_name) { /* (a repair that closed it: its name never came) */
+        if (e->repair && c->repaired)
+            return call_error(e, TP_PE_INCOMPLETE, TP_MSG_ENDED_INSIDE_CALL, NULL, 0);
+        return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NO_NAME, NULL, 0);
+    }
+    if (c->params) {
+        if (!(e->repair && c->in_param)) TP_TRY(args_str(e, "}")); /* repair drops a name */
+    } else if (!c->has_args)
         TP_TRY(args_str(e, "{}"));
     if (e->stopped) return TP_OK; /* closing the arguments met the limit on their bytes */
     TP_TRY(unstage(e));
@@ -722,12 +764,14 @@ static tp_status finish_call(tp_emitter *e) {
     valid = c->args.len > 0 && c->args.data[0] == '{' &&
             tp_json_finish(e->scanner) == TP_JSON_COMPLETE &&
             tp_json_end(e->scanner) == (int64_t)c->args.len;
-    if (e->repair && c->repaired && !c->has_args && !c->params) /* never invent arguments */
+    if (e->repair && c->repaired && !c->params && (!c->has_args || blank(&c->args)))
+        /* never invent arguments */
         return call_error(e, TP_PE_INCOMPLETE, TP_MSG_ENDED_INSIDE_CALL, NULL, 0);
     if (e->repair && (!valid || c->repaired)) {
         TP_TRY(push_event(e, TP_EV_CALL_REPAIR, c->index, c->args.data, c->args.len, c->name.data,
                           c->name.len, &ev));
         ev->offset = e->offset;
+        ev->code = (uint32_t)c->repaired;
         return TP_OK;
     }
     if (!valid) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
@@ -825,7 +869,16 @@ tp_status tp_emitter_close(tp_emitter *e, uint64_t pos) {
             c->params++;
         }
         tp_buf_free(&decoded);
+    } else if (f.role == TP_ROLE_PARAM_VALUE && c->in_param && c->value_cut && !c->param_streams) {
+        /* a value the end cut off, as written: the repair reads it (the arguments stay
+         * open, so it is read as cut off) */
+        tp_buf text = TP_BUF_INIT(&e->alloc);
+        c->in_value = 0;
+        st = tp_utf8_replace_append(&text, data, n);
+        if (st == TP_OK) st = args(e, text.data, text.len);
+        tp_buf_free(&text);
     } else if (f.role == TP_ROLE_PARAM_VALUE && c->in_param) {
+        c->in_value = 0;
         if (c->param_streams)
             st = args_str(e, "\"");
         else if (f.decode == TP_DECODE_PYTHON || f.decode == TP_DECODE_GEMMA ||

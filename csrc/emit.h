@@ -57,6 +57,12 @@ tp_status tp_emitter_abort(tp_emitter *e, uint32_t depth);
  * no such call, its tool is unknown or declares no parameters (what a declared_param()
  * lookahead of the grammar asks). */
 int tp_emitter_declares(const tp_emitter *e, const uint8_t *name, size_t len);
+/* Whether text, where the input ended, may be what is left of a parameter name the open
+ * call's tool declares followed by `end` (tp_tools_param_cut); where its tool is unknown
+ * or declares no parameters, of any name (no whitespace, no angle bracket); 0 where there
+ * is no open call. */
+int tp_emitter_declares_cut(const tp_emitter *e, const uint8_t *text, size_t len,
+                            const uint8_t *end, size_t end_len);
 
 /* Writes the streamed text kept in the event builder's own line to the buffers it belongs
  * to: the getters below, and anything reading the call's arguments, see it from then on. */

@@ -14,7 +14,8 @@ typedef enum tp_event_kind {
     TP_EV_CALL_END = 5,   /* text: the whole arguments JSON; aux: name; offset: its end */
     TP_EV_ERROR = 6,      /* code: kind; msg: message; text: detail (a name) */
     TP_EV_CALL_REPAIR = 7 /* repair mode: a call whose arguments need repair; text: its
-                           * arguments as written; aux: name; offset: where it ended */
+                           * arguments as written; aux: name; offset: where it ended;
+                           * code: 1 when the end of the output stood for its closing */
 } tp_event_kind;
 
 typedef enum tp_error_kind {

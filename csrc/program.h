@@ -55,6 +55,8 @@ static inline uint32_t tp_op_operands(uint32_t op) {
 #define TP_UNTIL_MIN1 1u
 #define TP_UNTIL_NEED_STOP 2u
 #define TP_UNTIL_COMMIT 4u
+/* at the end of input, the text ends before a stop the end cut off (repair grammars) */
+#define TP_UNTIL_END_TRIMS 8u
 #define TP_JSON_KIND_ANY 0u
 #define TP_JSON_KIND_STRING 1u
 #define TP_JSON_KIND_OBJECT 2u

@@ -166,6 +166,23 @@ const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint
     return NULL;
 }
 
+int tp_tools_param_cut(const tp_tools *t, int32_t tool, const uint8_t *text, size_t len,
+                       const uint8_t *end, size_t end_len) {
+    uint32_t j;
+    if (tool < 0 || (uint32_t)tool >= t->n_tools) return 0;
+    for (j = 0; j < t->tools[tool].n_params; j++) {
+        const tool_param *p = &t->params[t->tools[tool].params_off + j];
+        const uint8_t *name = t->names + p->name_off;
+        if (len <= p->name_len) {
+            if (memcmp(name, text, len) == 0) return 1;
+        } else if (len - p->name_len < end_len && memcmp(name, text, p->name_len) == 0 &&
+                   memcmp(end, text + p->name_len, len - p->name_len) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 const uint8_t *tp_tools_param_schema(const tp_tools *t, int32_t tool, const uint8_t *name,
                                      size_t len, size_t *node_len) {
     uint32_t j;

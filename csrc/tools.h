@@ -25,6 +25,10 @@ uint32_t tp_tools_param_count(const tp_tools *t, int32_t tool);
 /* The types of a tool's parameter (NULL, 0 when unknown). */
 const uint32_t *tp_tools_param_types(const tp_tools *t, int32_t tool, const uint8_t *name,
                                      size_t len, uint32_t *n_types);
+/* Whether text is what the end of the input left of a declared parameter name followed by
+ * `end`: the first bytes of a name, or a whole name and the first bytes of end. */
+int tp_tools_param_cut(const tp_tools *t, int32_t tool, const uint8_t *text, size_t len,
+                       const uint8_t *end, size_t end_len);
 /* The schema node of a tool's parameter (NULL, 0 when unknown or the blob has none). */
 const uint8_t *tp_tools_param_schema(const tp_tools *t, int32_t tool, const uint8_t *name,
                                      size_t len, size_t *node_len);

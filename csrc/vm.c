@@ -7,6 +7,7 @@
 #include "vm.h"
 
 #include "json.h"
+#include "text.h"
 
 enum { R_OK, R_NEED, R_FAIL };
 
@@ -409,12 +410,21 @@ static int declared_follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
         uint64_t have = end - offset;
         uint32_t n = have < plen ? (uint32_t)have : plen;
         if (n && memcmp(at(vm, offset), prefix, n) != 0) return 0;
-        if (n < plen) return vm->eof ? 0 : -1;
+        if (n < plen) return -1;
     }
     start = offset + plen;
     stop_at = start + TP_MAX_PARAM_NAME; /* the end may begin no later than here */
     for (o = start; o <= stop_at; o++) {
-        if (o + elen > end) return vm->eof ? 0 : -1;
+        if (o + elen > end) {
+            uint64_t name = start - vm->base;
+            if (!vm->eof) return -1;
+            /* the end of input came first: whether it cut a declared name off */
+            if (drain(vm) != TP_OK) return -3;
+            return tp_emitter_declares_cut(vm->emitter, vm->window.data + name,
+                                           (size_t)(end - start), close, elen)
+                       ? -1
+                       : 0;
+        }
         if (memcmp(at(vm, o), close, elen) == 0) {
             uint64_t name = start - vm->base;
             if (drain(vm) != TP_OK) return -3;
@@ -426,7 +436,7 @@ static int declared_follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
 
 /* After a stop's marker: optional whitespace, then one of its follow literals or its
  * declared parameter.  1 yes, 0 no, -1 undecided until more input, -2 more whitespace
- * than the pending limit, -3 out of memory. */
+ * than the pending limit, -3 out of memory, -4 the end of input cut the lookahead off. */
 static int follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
     uint64_t end = avail(vm), marker_end = offset;
     uint32_t f;
@@ -452,7 +462,7 @@ static int follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
         if (found == 1 || found == -3) return found;
         if (found == -1) undecided = 1;
     }
-    return undecided && !vm->eof ? -1 : 0;
+    return undecided ? (vm->eof ? -4 : -1) : 0;
 }
 
 static void until_commit(tp_vm *vm, uint32_t flags) {
@@ -469,6 +479,23 @@ static int until_done(tp_vm *vm, uint32_t flags, uint64_t stop_at) {
     if ((flags & TP_UNTIL_COMMIT) && stop_at > vm->sub_start) vm->cut_level = vm->choices.len;
     vm->sub = SUB_NONE;
     return R_OK;
+}
+
+/* END_TRIMS at the end of input: where the text ends when the last bytes are a proper
+ * prefix of a stop (the end cut the stop off), the earliest such start, or else an
+ * incomplete UTF-8 character (the end cut it off). */
+static uint64_t trimmed_end(const tp_vm *vm, const tp_stopset *set) {
+    uint64_t end = avail(vm), k = vm->pos, last = end - k > 4 ? end - 4 : k;
+    if (end - k > TP_TRIE_MAX_MARKER_LEN) k = end - TP_TRIE_MAX_MARKER_LEN;
+    for (; k < end; k++) {
+        uint32_t s;
+        for (s = 0; s < set->n_stops; s++) {
+            uint32_t len;
+            const uint8_t *text = tp_program_string(vm->prog, set->stops[s].marker, &len);
+            if (end - k < len && memcmp(at(vm, k), text, (size_t)(end - k)) == 0) return k;
+        }
+    }
+    return end - tp_utf8_tail(at(vm, last), (size_t)(end - last));
 }
 
 /* The matcher found a stop in vm->pending (offsets from scan_from): make them absolute. */
@@ -496,6 +523,7 @@ static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
                             ? follows(vm, candidate, vm->pending.end)
                             : 0;
             if (found == -3) return fail_with(vm, FAIL_NOMEM, vm->pending.start);
+            if (found == -4) found = (flags & TP_UNTIL_END_TRIMS) != 0;
             if (found == -2) {
                 vm->pos = vm->pending.start; /* the text before the candidate is certain */
                 return fail_with(vm, FAIL_PENDING_LIMIT, vm->pending.start);
@@ -531,10 +559,16 @@ static int op_until(tp_vm *vm, uint32_t set_index, uint32_t flags) {
     }
     if (vm->eof) {
         if (flags & TP_UNTIL_NEED_STOP) return fail_with(vm, TP_PE_INCOMPLETE, avail(vm));
+        if (flags & TP_UNTIL_END_TRIMS) return until_done(vm, flags, trimmed_end(vm, set));
         return until_done(vm, flags, avail(vm));
     }
     {
         uint64_t safe = vm->scan_from + tp_matcher_position(m) - tp_matcher_holdback(m);
+        if ((flags & TP_UNTIL_END_TRIMS) && safe > vm->pos) {
+            /* an incomplete character stays uncertain: the end of input may cut it off */
+            uint64_t from = safe - vm->pos > 4 ? safe - 4 : vm->pos;
+            safe -= tp_utf8_tail(at(vm, from), (size_t)(safe - from));
+        }
         if (safe > vm->pos) vm->pos = safe;
     }
     until_commit(vm, flags);
@@ -900,7 +934,9 @@ static int waits_plain(const tp_vm *vm, plain_target *in) {
     if (vm->eof || vm->choices.len > vm->cut_level || vm->emitted_log != vm->log.len ||
         vm->pos != end || vm->emitted_pos != end)
         return 0;
-    if (vm->sub == SUB_UNTIL && !vm->has_pending && vm->fed_to == end) {
+    /* (an END_TRIMS text holds an incomplete character back: never the fast paths) */
+    if (vm->sub == SUB_UNTIL && !vm->has_pending && vm->fed_to == end &&
+        !(at_pc[2] & TP_UNTIL_END_TRIMS)) {
         in->matcher = vm->matchers[at_pc[1]];
         return 1;
     }

@@ -100,6 +100,7 @@ cdef extern from "toolparse.h" nogil:
         TP_EV_ERROR
         TP_EV_CALL_REPAIR
     ctypedef enum tp_error_message:
+        TP_MSG_ENDED_INSIDE_CALL
         TP_MSG_NOT_AN_OBJECT
     ctypedef struct tp_tools:
         pass

@@ -329,7 +329,7 @@ cdef class NativeStream:
                 out.append(ToolCallStart(ev.index, call_id,
                                          _text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_CALL_END:
-                self._call_end(ev, _text(arena, ev.text_off, ev.text_len), arena, out, False)
+                self._call_end(ev, _text(arena, ev.text_off, ev.text_len), arena, out, ())
             elif ev.kind == TP_EV_CALL_REPAIR:
                 self._repaired_call(ev, arena, out)
             else:
@@ -344,7 +344,7 @@ cdef class NativeStream:
         return out
 
     cdef _call_end(self, const tp_event *ev, str arguments_json, const uint8_t *arena,
-                   list out, bint repaired):
+                   list out, tuple repairs):
         """The call, or an error where its arguments do not read whole (toolparse.arguments)."""
         try:
             arguments = _load_arguments(arguments_json)
@@ -352,22 +352,26 @@ cdef class NativeStream:
             self._error("invalid_arguments", str(exc), ev, out)
             return
         call = _ToolCall(ev.index, self.ids[ev.index], _text(arena, ev.aux_off, ev.aux_len),
-                         arguments, arguments_json, repaired)
+                         arguments, arguments_json, bool(repairs), repairs)
         self.tool_calls.append(call)
         out.append(ToolCallEnd(ev.index, call))
 
     cdef _repaired_call(self, const tp_event *ev, const uint8_t *arena, list out):
         """A call the repair opt-in may salvage: repaired arguments, or an error."""
         try:
-            arguments_json = _repair_arguments(_text(arena, ev.text_off, ev.text_len))
+            repaired = _repair_arguments(_text(arena, ev.text_off, ev.text_len), ev.code != 0)
+        except _NothingLeft:
+            self._error("incomplete", _ERROR_MESSAGES[TP_MSG_ENDED_INSIDE_CALL], ev, out)
+            return
         except ValueError as exc:
             self._error("invalid_arguments", str(exc), ev, out)
             return
-        if arguments_json is None:
+        if repaired is None:
             self._error("invalid_arguments", _ERROR_MESSAGES[TP_MSG_NOT_AN_OBJECT], ev, out)
             return
+        arguments_json, repairs = repaired
         out.append(_args_delta(ev.index, arguments_json))
-        self._call_end(ev, arguments_json, arena, out, True)
+        self._call_end(ev, arguments_json, arena, out, repairs)
 
     cdef _error(self, str kind, str message, const tp_event *ev, list out):
         """A parse error, for the event's call if it has one."""

@@ -84,7 +84,9 @@ class Fixture:
 
     def parser(self, engine: str, **options: Any) -> StreamParser:
         """A parser for this fixture's format, tools and options."""
-        return StreamParser(self.format, tools=self.tools, engine=engine, **self.options, **options)
+        return StreamParser(
+            self.format, tools=self.tools, engine=engine, **{**self.options, **options}
+        )
 
     def events(self, engine: str, sizes: Sequence[int] | None = None, **options: Any) -> list[Any]:
         """The events of the whole output fed in pieces of the given sizes, then finished
@@ -98,8 +100,7 @@ class Fixture:
             tools=self.tools,
             engine=engine,
             finish_reason=self.finish,
-            **self.options,
-            **options,
+            **{**self.options, **options},
         )
 
 
@@ -198,7 +199,7 @@ def summary(message: Message) -> dict[str, Any]:
             "reasoning_content": message.reasoning_content,
             "tool_calls": [
                 {"name": c.name, "arguments": c.arguments}
-                | ({"repaired": True} if c.repaired else {})
+                | ({"repaired": True, "repairs": list(c.repairs)} if c.repaired else {})
                 for c in message.tool_calls
             ],
         },

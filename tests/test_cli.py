@@ -58,18 +58,26 @@ def test_parse_reports_errors_with_status_1(
     assert json.loads(out)["errors"][0]["kind"] == "incomplete"
 
 
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("generic_xml", '<tool_call><name>get_weather</name><args>{"city": "Par'),
+        ("hermes", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Par'),
+    ],
+)
 def test_parse_repair_salvages_a_cut_off_call(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str, text: str
 ) -> None:
     cut = tmp_path / "cut.txt"
-    cut.write_text('<tool_call><name>get_weather</name><args>{"city": "Par')
-    status, out, _ = run(capsys, "parse", str(cut), "--format", "generic_xml", "--repair")
+    cut.write_text(text)
+    status, out, _ = run(capsys, "parse", str(cut), "--format", fmt, "--repair")
     assert status == 0
     (call,) = json.loads(out)["tool_calls"]
-    assert (call["name"], call["arguments"], call["repaired"]) == (
+    assert (call["name"], call["arguments"], call["repaired"], call["repairs"]) == (
         "get_weather",
         {"city": "Par"},
         True,
+        ["closed_at_end"],
     )
 
 
@@ -77,7 +85,6 @@ def test_parse_repair_salvages_a_cut_off_call(
     ("argv", "message"),
     [
         (("parse", "-", "--format", "no_such_format"), "unknown format 'no_such_format'"),
-        (("parse", "-", "--format", "hermes", "--repair"), "has no repair mode"),
         (("parse", "/nonexistent/file.txt", "--format", "hermes"), "cannot read"),
     ],
 )

@@ -22,7 +22,7 @@ from .arguments import load_arguments
 from .errors import ERROR_KINDS, MESSAGES, Msg, detailed_message, raise_for_status
 from .limits import DEFAULT_LIMITS, LIMIT_NAMES
 from .message import ParseError, ToolCall
-from .repair import repair_arguments
+from .repair import NothingLeft, repair_arguments
 
 configure(
     raise_for_status=raise_for_status,
@@ -30,6 +30,7 @@ configure(
     parse_error=ParseError,
     tool_call=ToolCall,
     repair_arguments=repair_arguments,
+    nothing_left=NothingLeft,
     load_arguments=load_arguments,
     detailed_message=detailed_message,
     default_limits=DEFAULT_LIMITS,

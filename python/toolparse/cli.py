@@ -60,7 +60,7 @@ def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
 def call_json(call: ToolCall) -> dict[str, object]:
     """A complete tool call as plain JSON data."""
     return {"index": call.index, "id": call.id, "name": call.name, "arguments": call.arguments} | (
-        {"repaired": True} if call.repaired else {}
+        {"repaired": True, "repairs": list(call.repairs)} if call.repaired else {}
     )
 
 
@@ -211,7 +211,7 @@ class TerminalView:
                 self._enter_call(index)
                 write(" ✓", _GREEN)
                 if call.repaired:
-                    write(" repaired", _YELLOW)
+                    write(f" repaired ({', '.join(call.repairs)})", _YELLOW)
                 self.section = None
             case ParseError(kind, message, index, offset):
                 if index is not None and index == self.section:
@@ -407,7 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument(
         "--repair",
         action="store_true",
-        help="salvage broken calls, marked repaired (generic, generic_xml, markdown_json)",
+        help="salvage broken calls, marked repaired with the repairs done",
     )
     parse.add_argument("--seed", type=int, default=None, help="reproducible tool call ids")
     parse.set_defaults(run=_parse)

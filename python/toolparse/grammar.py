@@ -79,6 +79,9 @@ CHARS_MIN1 = 1  # fails when no byte of the set comes first
 UNTIL_MIN1 = 1  # fails when no text precedes the stop
 UNTIL_NEED_STOP = 2  # fails at the end of input when no stop came
 UNTIL_COMMIT = 4  # once one byte of text is certain, drops every choice point (a cut)
+# at the end of input, the text ends before a stop the end cut off: a stop whose lookahead
+# was cut off, or a proper prefix of a stop at the very end (repair grammars)
+UNTIL_END_TRIMS = 8
 # A stop's follow count with this bit set: a declared_param() lookahead comes after its
 # follow texts, as two string indices (prefix, or NO_STRING for none; end).
 DECLARED_FOLLOW = 0x80000000
@@ -277,10 +280,14 @@ def until(
     min1: bool = False,
     need_stop: bool = False,
     commit: bool = False,
+    trim_at_end: bool = False,
 ) -> Node:
     """Text up to the first stop (leftmost, longest), not consuming the stop; or up to the
     end of input unless need_stop.  min1 requires at least one byte of text; commit cuts
-    once the first byte of text is certain (use it for text that, once begun, is final)."""
+    once the first byte of text is certain (use it for text that, once begun, is final);
+    trim_at_end: at the end of input, the text ends before a stop the end cut off (its
+    marker's first bytes, or the marker with its lookahead cut off), left for what follows
+    (repair grammars, where the end of the output may stand for a value's closing)."""
     if not stops:
         raise GrammarError("until() needs at least one stop")
     items = tuple(s if isinstance(s, Stop) else stop(s) for s in stops)
@@ -288,6 +295,7 @@ def until(
         (UNTIL_MIN1 if min1 else 0)
         | (UNTIL_NEED_STOP if need_stop else 0)
         | (UNTIL_COMMIT if commit else 0)
+        | (UNTIL_END_TRIMS if trim_at_end else 0)
     )
     return Until(items, flags)
 

@@ -71,7 +71,9 @@ class ParseError(ToolparseError):
 
 @dataclass(frozen=True)
 class ToolCall:
-    """A complete, valid tool call: what an executor may act on (after its own checks)."""
+    """A complete, valid tool call: what an executor may act on (after its own checks).
+    repaired: the repair opt-in salvaged it; repairs: what it did, in the order of
+    toolparse.repair.REPAIRS (empty for a call read as written)."""
 
     index: int
     id: str
@@ -79,6 +81,7 @@ class ToolCall:
     arguments: dict[str, Any]
     arguments_json: str
     repaired: bool = False
+    repairs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

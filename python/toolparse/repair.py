@@ -1,17 +1,30 @@
 """Salvaging a tool call's arguments: the opt-in of StreamParser(..., repair=True).
 
-A model prompted to write calls as raw text (the fallback formats) may write JSON that is
-not quite JSON, or stop before the call is closed.  repair_arguments() reads such
-arguments leniently and returns strict JSON, or None when nothing trustworthy is left;
-the call it gives back is marked repaired, so an application can hold it to read-only
-tools.  Without the opt-in the same input is a ParseError.
+A model may write arguments that are not quite JSON, or stop before the call is closed.
+repair_arguments() reads such arguments leniently and returns strict JSON with the
+repairs it did, or None when nothing trustworthy is left; the call it gives back is
+marked repaired and names its repairs, so an application can hold it to read-only tools
+and log why.  Without the opt-in the same input is a ParseError.
+
+The repairs a call may name, in this order:
+
+- ``closed_at_end``: the output ended inside the call; its closing marker, and any
+  string, object or array still open, was taken as given there (a string keeps the
+  text it has, a literal its only completion: ``tr`` is true);
+- ``dropped_member``: a member (a key or a parameter) whose value never began, or was a
+  number the end cut off (``4`` may have been ``42``), was dropped: a repair never
+  invents a value.  Where that leaves no member at all, the call is incomplete
+  (NothingLeft), not repaired;
+- ``lenient_arguments``: the arguments were not strict JSON and were read leniently
+  (single quotes, bare keys, Python's True / False / None, trailing commas, raw control
+  characters, unknown escapes, lone surrogates).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from .arguments import duplicate_key, load_arguments
 
@@ -19,6 +32,12 @@ from .arguments import duplicate_key, load_arguments
 # the recursive reader far from Python's own limit).
 MAX_DEPTH = 200
 
+CLOSED_AT_END = "closed_at_end"
+DROPPED_MEMBER = "dropped_member"
+LENIENT_ARGUMENTS = "lenient_arguments"
+REPAIRS = (CLOSED_AT_END, DROPPED_MEMBER, LENIENT_ARGUMENTS)
+
+_Open = TypeVar("_Open", dict[str, Any], list[Any])
 _MISSING: Any = object()  # input ended before a value began
 _SPACE = " \t\r\n"
 _WORDS = {
@@ -39,15 +58,25 @@ class _Invalid(Exception):
     """Not something a repair may guess at."""
 
 
+class NothingLeft(ValueError):
+    """Every member of the arguments was cut off: the call is incomplete, not repaired."""
+
+    def __init__(self) -> None:
+        super().__init__("every argument was cut off")
+
+
 class _Reader:
     """A lenient JSON reader that takes the end of the text as the end of every open
     value: an unterminated string ends there, open containers close, a member whose
-    value never began is dropped, a number keeps its valid part, a literal its only
+    value never began or was a number cut off is dropped, a literal takes its only
     completion."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.at = 0
+        self.cut = False  # the end of the text was the end of an open value
+        self.dropped = False  # a member whose value never began was dropped
+        self.lenient = False  # something not strict JSON was read
 
     def space(self) -> bool:
         """Skips whitespace; whether text remains."""
@@ -76,36 +105,40 @@ class _Reader:
     def object(self, depth: int) -> dict[str, Any]:
         self.at += 1
         found: dict[str, Any] = {}
+        comma = False
         while True:
             if not self.space():
-                return found
+                return self.ended(found)
             if self.text[self.at] == "}":
+                self.lenient |= comma  # a trailing comma
                 self.at += 1
                 return found
             if self.text[self.at] in "\"'":
                 key, closed = self.string()
                 if not closed:
-                    return found  # the key itself was cut off
+                    return self.ended(found, dropped=True)  # the key itself was cut off
             else:
                 match = _IDENTIFIER.match(self.text, self.at)
                 if match is None:
                     raise _Invalid
                 key = match.group()
+                self.lenient = True  # a bare key
                 self.at = match.end()
             if not self.space():
-                return found
+                return self.ended(found, dropped=True)
             if self.text[self.at] != ":":
                 raise _Invalid
             self.at += 1
             value = self.value(depth)
             if value is _MISSING:
-                return found
+                return self.ended(found, dropped=True)
             if key in found:
                 raise duplicate_key(key)  # which of the two was meant is a guess
             found[key] = value
             if not self.space():
-                return found
-            if self.text[self.at] == ",":
+                return self.ended(found)
+            comma = self.text[self.at] == ","
+            if comma:
                 self.at += 1
             elif self.text[self.at] != "}":
                 raise _Invalid
@@ -113,27 +146,37 @@ class _Reader:
     def array(self, depth: int) -> list[Any]:
         self.at += 1
         found: list[Any] = []
+        comma = False
         while True:
             if not self.space():
-                return found
+                return self.ended(found)
             if self.text[self.at] == "]":
+                self.lenient |= comma  # a trailing comma
                 self.at += 1
                 return found
             value = self.value(depth)
             if value is _MISSING:
-                return found
+                return self.ended(found)
             found.append(value)
             if not self.space():
-                return found
-            if self.text[self.at] == ",":
+                return self.ended(found)
+            comma = self.text[self.at] == ","
+            if comma:
                 self.at += 1
             elif self.text[self.at] != "]":
                 raise _Invalid
+
+    def ended(self, found: _Open, dropped: bool = False) -> _Open:
+        """An open object or array that the end of the text closes."""
+        self.cut = True
+        self.dropped |= dropped
+        return found
 
     def string(self) -> tuple[str, bool]:
         """(the string's text, whether its closing quote came)."""
         text = self.text
         quote = text[self.at]
+        self.lenient |= quote == "'"
         at = self.at + 1
         out: list[str] = []
         while at < len(text):
@@ -142,6 +185,7 @@ class _Reader:
                 self.at = at + 1
                 return "".join(out), True
             if char != "\\":
+                self.lenient |= char < " "  # a raw control character
                 out.append(char)
                 at += 1
                 continue
@@ -149,6 +193,7 @@ class _Reader:
                 break  # cut inside an escape: the escape is dropped
             code = text[at + 1]
             if code != "u":
+                self.lenient |= code not in _ESCAPES and code not in '"\\/'
                 out.append(_ESCAPES.get(code, code))
                 at += 2
                 continue
@@ -168,9 +213,13 @@ class _Reader:
                 if 0xDC00 <= low <= 0xDFFF:
                     point = 0x10000 + ((point - 0xD800) << 10) + (low - 0xDC00)
                     at += 6
-            out.append("\ufffd" if 0xD800 <= point <= 0xDFFF else chr(point))
+            lone = 0xD800 <= point <= 0xDFFF
+            self.lenient |= lone
+            out.append("\ufffd" if lone else chr(point))
         self.at = len(text)
-        return "".join(out), False
+        self.cut = True
+        # a character the end cut off was read as U+FFFD: it is not part of the text
+        return "".join(out).rstrip("\ufffd"), False
 
     def number(self) -> Any:
         run = _NUMBER_CHARS.match(self.text, self.at)
@@ -180,9 +229,9 @@ class _Reader:
             if match is None or match.end() != run.end():
                 raise _Invalid
         self.at = run.end()
-        if match is None:
-            return _MISSING  # only "-" before the end
-        # a number cut off keeps its valid part
+        if match is None or run.end() == len(self.text):
+            # a number the end cut off is no value: 4 may have been 42
+            return _MISSING
         return load_arguments(match.group())
 
     def word(self) -> Any:
@@ -192,18 +241,24 @@ class _Reader:
         word = match.group()
         self.at = match.end()
         if word in _WORDS:
+            self.lenient |= word[0].isupper()  # Python's True, False, None
             return _WORDS[word]
         if self.at == len(self.text):  # cut inside a literal: its only completion
             completions = [w for w in _WORDS if w.startswith(word)]
             if len({_WORDS[w] for w in completions}) == 1 and completions:
+                self.cut = True
+                self.lenient |= word[0].isupper()
                 return _WORDS[completions[0]]
         raise _Invalid
 
 
-def repair_arguments(text: str) -> str | None:
-    """Arguments as strict JSON text (json.dumps, non-ASCII kept), read leniently, or None
-    when they are not an object or not something a repair may guess at; ArgumentsError
-    (toolparse.arguments) where they name a key twice or hold a number no float holds."""
+def repair_arguments(text: str, closed_at_end: bool = False) -> tuple[str, tuple[str, ...]] | None:
+    """(the arguments as strict JSON text (json.dumps, non-ASCII kept), read leniently, and
+    the repairs that took), or None when they are not an object or not something a repair
+    may guess at; ArgumentsError (toolparse.arguments) where they name a key twice or hold
+    a number no float holds; NothingLeft where every member was cut off.  closed_at_end:
+    the end of the output stood for the call's closing marker.  It is meant for arguments
+    that need repair: where none of the other repairs took, the reading is named lenient."""
     reader = _Reader(text)
     try:
         value = reader.value(0)
@@ -213,4 +268,12 @@ def repair_arguments(text: str) -> str | None:
         return None
     if reader.at < len(text) and reader.space():
         return None  # more after the object
-    return json.dumps(value, ensure_ascii=False)
+    done = (closed_at_end or reader.cut, reader.dropped, reader.lenient)
+    repairs = tuple(name for name, did in zip(REPAIRS, done, strict=True) if did)
+    if reader.dropped and not value:
+        raise NothingLeft
+    if not repairs:
+        # it is asked for arguments that a strict reading refused: what refused them was
+        # read leniently (a form this reader takes silently)
+        repairs = (LENIENT_ARGUMENTS,)
+    return json.dumps(value, ensure_ascii=False), repairs

@@ -61,13 +61,12 @@ _NATIVE_PROGRAMS: dict[tuple[int, bool], NativeProgram] = {}
 
 
 def native_program(fmt: Format, repair: bool = False) -> NativeProgram:
-    """The format's program (its repair program with repair=True, where it has one)
-    loaded into the C core once, shared by every native stream; dropped with the format."""
-    key = (id(fmt), repair and fmt.repair_grammar is not None)
+    """The format's program (its repair program with repair=True) loaded into the C core
+    once, shared by every native stream; dropped with the format."""
+    key = (id(fmt), repair)
     program = _NATIVE_PROGRAMS.get(key)
     if program is None:
-        compiled = fmt.repair_program if key[1] else fmt.program
-        assert compiled is not None
+        compiled = fmt.repair_program if repair else fmt.program
         program = _NATIVE_PROGRAMS.setdefault(key, _native.NativeProgram(compiled.to_bytes()))
         # an id is reused only once its object is gone, and this runs as it goes
         weakref.finalize(fmt, _NATIVE_PROGRAMS.pop, key, None)
@@ -145,11 +144,11 @@ class StreamParser:
     (``<tool_call>`` in Qwen models) counts only when it arrives as that token: the same
     characters as ordinary text (a model quoting a web page) stay text.  On by default
     when a vocab is given; False turns it off (then text and token ids parse alike).
-    repair: salvage broken calls (formats that support it, the raw-text fallbacks):
-    lenient JSON arguments, and a call cut off at the end of the output is closed.  A
-    salvaged call has repaired=True, so an application can hold it to read-only tools;
-    each call's arguments then arrive in one delta when the call ends.  Without it, the
-    same input is a ParseError.
+    repair: salvage broken calls (every format; formats/_repair.py): lenient JSON
+    arguments, and a call the end of the output cut off is closed there.  A salvaged
+    call has repaired=True and names its repairs (toolparse.repair), so an application
+    can hold it to read-only tools and log why; each call's arguments then arrive in one
+    delta when the call ends.  Without it, the same input is a ParseError.
     """
 
     # Where the native stream keeps its fixed state: the heap, or a batch's pool (set by
@@ -186,8 +185,6 @@ class StreamParser:
         self.limits = DEFAULT_LIMITS if limits is None else limits
         self.vocab = vocab
         self.special_markers = special_markers and vocab is not None
-        if repair and self.format.repair_grammar is None:
-            raise ValueError(f"format {self.format.name!r} has no repair mode")
         self.repair = repair
         if engine not in ("native", "reference"):
             raise ValueError(f"unknown engine {engine!r}")
@@ -219,9 +216,8 @@ class StreamParser:
                 self._pool,
             )
         else:
-            reference = self.format.repair_program if self.repair else None
             self._stream = ReferenceStream(
-                reference or self.format.program,
+                self.format.repair_program if self.repair else self.format.program,
                 self._entry,
                 self.tools,
                 ids,
@@ -230,7 +226,7 @@ class StreamParser:
             )
         if self.special_markers:
             assert self.vocab is not None
-            compiled = (self.format.repair_program if self.repair else None) or self.format.program
+            compiled = self.format.repair_program if self.repair else self.format.program
             self._stream.set_special(self.vocab.special_flags(compiled.strings))
         self._finish_reason: str | None = None
         # feed() is the per-token call: the stream's own method, without a Python frame.

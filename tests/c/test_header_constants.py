@@ -199,6 +199,7 @@ def test_program_format() -> None:
         "TP_UNTIL_MIN1": grammar.UNTIL_MIN1,
         "TP_UNTIL_NEED_STOP": grammar.UNTIL_NEED_STOP,
         "TP_UNTIL_COMMIT": grammar.UNTIL_COMMIT,
+        "TP_UNTIL_END_TRIMS": grammar.UNTIL_END_TRIMS,
         "TP_JSON_KIND_ANY": grammar.JSON_ANY,
         "TP_JSON_KIND_STRING": grammar.JSON_STRING,
         "TP_JSON_KIND_OBJECT": grammar.JSON_OBJECT,

@@ -1,5 +1,6 @@
 """The repair opt-in: repair_arguments() reads lenient, cut-off JSON and gives strict JSON
-or None, and StreamParser(repair=True) salvages calls only where it is asked to."""
+and the repairs it did, or None; StreamParser(repair=True) salvages calls only where it
+is asked to."""
 
 from __future__ import annotations
 
@@ -12,40 +13,62 @@ from hypothesis import strategies as st
 
 from engines import ENGINES, run_events
 from toolparse import ParseError, StreamParser, ToolCallArgsDelta, ToolCallEnd, parse
-from toolparse.repair import repair_arguments
+from toolparse.repair import NothingLeft, repair_arguments
 
 by_engine = pytest.mark.parametrize("engine", ENGINES)
 
 
 @pytest.mark.parametrize(
-    ("text", "repaired"),
+    ("text", "repaired", "repairs"),
     [
-        ('{"a": 1}', {"a": 1}),
-        ("{'a': 'x', b: True, c: None, d: False,}", {"a": "x", "b": True, "c": None, "d": False}),
-        ('{"a": [1, 2,], "b": {"c": null,},}', {"a": [1, 2], "b": {"c": None}}),
-        ('{"a": "it\\u2019s \\ud83d\\ude00 \\n"}', {"a": "it\u2019s \U0001f600 \n"}),
-        ('{"a": "lone \\ud800!"}', {"a": "lone \ufffd!"}),
+        ('{"a": 1}', {"a": 1}, ("lenient_arguments",)),
+        (
+            "{'a': 'x', b: True, c: None, d: False,}",
+            {"a": "x", "b": True, "c": None, "d": False},
+            ("lenient_arguments",),
+        ),
+        (
+            '{"a": [1, 2,], "b": {"c": null,},}',
+            {"a": [1, 2], "b": {"c": None}},
+            ("lenient_arguments",),
+        ),
+        (
+            '{"a": "it\\u2019s \\ud83d\\ude00 \\n"}',
+            {"a": "it\u2019s \U0001f600 \n"},
+            ("lenient_arguments",),
+        ),
+        ('{"a": "lone \\ud800!"}', {"a": "lone \ufffd!"}, ("lenient_arguments",)),
         # cut off: a string keeps its text, containers close, a literal takes its only
-        # completion, a number its valid part; a member whose value never began goes
-        ('{"a": "hel', {"a": "hel"}),
-        ('{"a": [1, {"b": 2', {"a": [1, {"b": 2}]}),
-        ('{"a": tr', {"a": True}),
-        ('{"a": n', {"a": None}),
-        ('{"a": 1.', {"a": 1}),
-        ('{"a": -12e+', {"a": -12}),
-        ('{"a": 1, "b', {"a": 1}),
-        ('{"a": 1, "b":', {"a": 1}),
-        ('{"a": 1, "b": -', {"a": 1}),
-        ('{"a": "x\\', {"a": "x"}),
-        ('{"a": "x\\u00', {"a": "x"}),
-        ("{", {}),
+        # completion; a member whose value never began, or was a number, goes
+        ('{"a": "hel', {"a": "hel"}, ("closed_at_end",)),
+        ('{"a": [1, {"b": 2', {"a": [1, {}]}, ("closed_at_end", "dropped_member")),
+        ('{"a": tr', {"a": True}, ("closed_at_end",)),
+        ('{"a": n', {"a": None}, ("closed_at_end",)),
+        ('{"b": 0, "a": 1.', {"b": 0}, ("closed_at_end", "dropped_member")),
+        ('{"b": [1, 2', {"b": [1]}, ("closed_at_end",)),
+        ('{"a": 1, "b', {"a": 1}, ("closed_at_end", "dropped_member")),
+        ('{"a": 1, "b":', {"a": 1}, ("closed_at_end", "dropped_member")),
+        ('{"a": 1, "b": -', {"a": 1}, ("closed_at_end", "dropped_member")),
+        ('{"a": "x\\', {"a": "x"}, ("closed_at_end",)),
+        ('{"a": "x\\u00', {"a": "x"}, ("closed_at_end",)),
+        ("{", {}, ("closed_at_end",)),
     ],
 )
-def test_repair_reads_what_can_be_read(text: str, repaired: dict[str, Any]) -> None:
+def test_repair_reads_what_can_be_read(
+    text: str, repaired: dict[str, Any], repairs: tuple[str, ...]
+) -> None:
     fixed = repair_arguments(text)
     assert fixed is not None
-    assert json.loads(fixed) == repaired
-    assert fixed == json.dumps(repaired, ensure_ascii=False)
+    assert json.loads(fixed[0]) == repaired
+    assert fixed == (json.dumps(repaired, ensure_ascii=False), repairs)
+
+
+def test_the_end_of_the_output_standing_for_the_closing_is_named() -> None:
+    assert repair_arguments('{"a": 1}', closed_at_end=True) == ('{"a": 1}', ("closed_at_end",))
+    assert repair_arguments("{'a': 'x'", closed_at_end=True) == (
+        '{"a": "x"}',
+        ("closed_at_end", "lenient_arguments"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -54,6 +77,16 @@ def test_repair_reads_what_can_be_read(text: str, repaired: dict[str, Any]) -> N
 )
 def test_repair_does_not_guess(text: str) -> None:
     assert repair_arguments(text) is None
+
+
+@pytest.mark.parametrize("text", ['{"a": 12', '{"a', '{"a": "x", "a', '{"n": -'])
+def test_arguments_of_which_nothing_is_left_are_no_repair(text: str) -> None:
+    if text.startswith('{"a": "x"'):
+        # one member survives: that is a repair
+        assert repair_arguments(text) == ('{"a": "x"}', ("closed_at_end", "dropped_member"))
+        return
+    with pytest.raises(NothingLeft):
+        repair_arguments(text)
 
 
 json_objects = st.dictionaries(
@@ -73,11 +106,16 @@ def test_a_whole_object_is_itself_and_every_cut_of_it_is_an_object(
     value: dict[str, Any], indent: int | None
 ) -> None:
     text = json.dumps(value, indent=indent, ensure_ascii=False)
-    assert repair_arguments(text) == json.dumps(value, ensure_ascii=False)
+    whole = (json.dumps(value, ensure_ascii=False), ("lenient_arguments",))
+    assert repair_arguments(text) == whole
     for cut in range(1, len(text)):
-        fixed = repair_arguments(text[:cut])
+        try:
+            fixed = repair_arguments(text[:cut])
+        except NothingLeft:
+            continue  # every member that began was cut off
         assert fixed is not None, text[:cut]
-        assert isinstance(json.loads(fixed), dict)
+        assert isinstance(json.loads(fixed[0]), dict)
+        assert "closed_at_end" in fixed[1]
 
 
 # --- the opt-in ---------------------------------------------------------------------------------
@@ -105,6 +143,7 @@ def test_with_repair_it_is_salvaged_marked_and_sent_whole(engine: str, reason: s
     (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
     assert [d.text for d in deltas] == ['{"city": "Par"}']  # held until the call ended
     assert end.call.repaired
+    assert end.call.repairs == ("closed_at_end",)
     assert end.call.arguments == {"city": "Par"}
     assert not [e for e in events if isinstance(e, ParseError)]
 
@@ -116,8 +155,3 @@ def test_repair_never_invents_arguments(engine: str) -> None:
     )
     assert message.tool_calls == []
     assert [e.kind for e in message.errors] == ["incomplete"]
-
-
-def test_repair_needs_a_format_that_has_it() -> None:
-    with pytest.raises(ValueError, match="no repair mode"):
-        StreamParser("hermes", repair=True)

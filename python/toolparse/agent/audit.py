@@ -38,7 +38,8 @@ inside a character), and ``sha256`` is over the raw bytes.  A ``str`` piece is r
 its UTF-8 bytes, which is what the parser reads.  Events are objects with the event's
 ``type`` (``content.delta``, ``tool_call.end``, ...) and its fields; a call is
 ``{"index", "id", "name", "arguments_json", "repaired"}`` (the arguments as the exact
-JSON text, which ``json.loads`` turns into ``arguments``); ``end`` carries only its
+JSON text, which ``json.loads`` turns into ``arguments``), and a repaired call's
+``"repairs"`` too; ``end`` carries only its
 ``finish_reason`` (the message is the record's ``message``).  Lines are UTF-8 JSON with
 non-ASCII text as is, and no NaN or Infinity.
 
@@ -168,6 +169,7 @@ def call_to_json(call: ToolCall) -> dict[str, Any]:
         "name": call.name,
         "arguments_json": call.arguments_json,
         "repaired": call.repaired,
+        **({"repairs": list(call.repairs)} if call.repairs else {}),
     }
 
 

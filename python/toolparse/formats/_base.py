@@ -26,6 +26,7 @@ from ..grammar import (
     ws,
 )
 from ._guard import guard_markers
+from ._repair import derive_repair
 
 ReasoningMode = Literal["none", "optional"]
 CallInReasoning = Literal["ends_reasoning", "text"]
@@ -65,7 +66,8 @@ class Format:
     fallback: a raw-text convention for models with no native format (prompted to write
     calls this way); format_for_model never picks it, so it has no model_ids.
     repair_grammar: the grammar StreamParser(repair=True) runs (lenient arguments, calls
-    the end of the output cuts off closed by it); None when the format has no repair mode.
+    the end of the output cuts off closed by it); by default derived from the grammar
+    (formats/_repair.py), given only by a format that salvages more than that.
     """
 
     name: str
@@ -96,15 +98,17 @@ class Format:
     written_repair_grammar: Grammar | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.repair_grammar is None:
+            object.__setattr__(self, "repair_grammar", derive_repair(self.grammar))
         object.__setattr__(self, "written_grammar", self.grammar)
         object.__setattr__(self, "written_repair_grammar", self.repair_grammar)
         if self.fallback:  # a convention in plain text: its markers are text elsewhere
             return
         guarded, in_reasoning = self._guarded_markers()
         object.__setattr__(self, "grammar", guard_markers(self.grammar, guarded, in_reasoning))
-        if self.repair_grammar is not None:
-            repair = guard_markers(self.repair_grammar, guarded, in_reasoning)
-            object.__setattr__(self, "repair_grammar", repair)
+        assert self.repair_grammar is not None
+        repair = guard_markers(self.repair_grammar, guarded, in_reasoning)
+        object.__setattr__(self, "repair_grammar", repair)
 
     @cached_property
     def export_grammar(self) -> Grammar:
@@ -129,8 +133,9 @@ class Format:
         return self.program.to_bytes()
 
     @cached_property
-    def repair_program(self) -> Program | None:
-        return self.repair_grammar.compile() if self.repair_grammar else None
+    def repair_program(self) -> Program:
+        assert self.repair_grammar is not None
+        return self.repair_grammar.compile()
 
     def entry(self, reasoning_in_prompt: bool | None) -> str:
         in_prompt = self.reasoning_in_prompt if reasoning_in_prompt is None else reasoning_in_prompt

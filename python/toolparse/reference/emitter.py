@@ -23,7 +23,7 @@ from ..events import (
 )
 from ..limits import DEFAULT_LIMITS, Limits
 from ..message import ParseError, ToolCall
-from ..repair import repair_arguments
+from ..repair import NothingLeft, repair_arguments
 from ..tools import ParamTypes, param_types, read_tools, schema_types, tool_names
 from .gemmavalue import FUNCTIONGEMMA_QUOTE, gemma_value_to_json
 from .json import JsonScanner
@@ -312,6 +312,8 @@ class _Call:
     param: str | None = None
     param_types: tuple[str, ...] = ("string",)
     param_node: SchemaNode | None = None  # None: the parameter is not in the schema
+    in_value: bool = False  # a parameter's value is open
+    value_cut: bool = False  # the end of the output cut it off
 
 
 class Emitter:
@@ -380,6 +382,7 @@ class Emitter:
             self._announce(out)
         elif call is not None and role == "repaired":
             call.repaired = True
+            call.value_cut = call.value_cut or call.in_value
         elif call is not None and role == "param_name":
             call.begun = True
             self._announce(out)
@@ -394,6 +397,7 @@ class Emitter:
                 call.param_types = ("converted",)  # its tags say what it is: at its end
             if call.param is not None and call.param_types == ("string",):
                 self._args('"', out)
+            call.in_value, call.value_cut = call.param is not None, False
 
     def _text(self, data: bytes, out: list[Any]) -> None:
         if not self.frames:
@@ -461,7 +465,13 @@ class Emitter:
             self._args(("{" if call.params == 0 else ", ") + json_string(name) + ": ", out)
             call.params += 1
         elif role == "param_value":
+            call.in_value = False
             if call.param is None:
+                return
+            if call.value_cut and call.param_types != ("string",):
+                # a value the end cut off, as written: the repair reads it (the arguments
+                # stay open, so it is read as cut off)
+                self._args(bytes(frame.data).decode("utf-8", "replace"), out)
                 return
             if call.param_types == ("string",):
                 self._args('"', out)
@@ -520,6 +530,32 @@ class Emitter:
             return True
         return name.decode("utf-8", "replace") in params
 
+    def declares_cut(self, text: bytes, end: bytes) -> bool:
+        """Whether text, where the input ended, may be what is left of a parameter name
+        the open call's tool declares followed by `end`: the first bytes of a name, or
+        a whole name and the first bytes of end.  Where its tool is unknown or declares
+        no parameters, any name (no whitespace, no angle bracket); False where there is
+        no open call."""
+        call = self.call
+        if call is None:
+            return False
+        params = self.types.get(call.name or "")
+        if not params:
+            return any(
+                len(text) - i < len(end)
+                and end.startswith(text[i:])
+                and not any(b in b" \t\n\r<>" for b in text[:i])
+                for i in range(len(text) + 1)
+            )
+        for name in (n.encode() for n in params):
+            if len(text) <= len(name):
+                if name.startswith(text):
+                    return True
+            elif text.startswith(name) and end.startswith(text[len(name) :]):
+                if len(text) - len(name) < len(end):
+                    return True
+        return False
+
     def _announce(self, out: list[Any]) -> None:
         """ToolCallStart, once the name is known and the arguments have begun (or the call
         ends): an id the output carries before its arguments is known by then."""
@@ -573,30 +609,38 @@ class Emitter:
         if self.stopped:
             return  # announcing it met the limit on calls
         if call.name is None:
-            self._call_error("invalid_arguments", message(Msg.NO_NAME), out)
+            if self.repair and call.repaired:  # a repair closed it: its name never came
+                self._call_error("incomplete", message(Msg.ENDED_INSIDE_CALL), out)
+            else:
+                self._call_error("invalid_arguments", message(Msg.NO_NAME), out)
             return
         if call.params:
-            self._args("}", out)
+            if not (self.repair and call.param is not None):  # repair drops a name alone
+                self._args("}", out)
         elif not call.has_args:
             self._args("{}", out)
         if self.stopped:
             return  # closing the arguments met the limit on their bytes
         arguments_json = "".join(call.args_parts)
         valid = _strict_json_kind(arguments_json) == "object"
-        if self.repair and call.repaired and not call.has_args and not call.params:
+        blank = not arguments_json.strip(" \t\r\n")
+        if self.repair and call.repaired and not call.params and (not call.has_args or blank):
             self._call_error("incomplete", message(Msg.ENDED_INSIDE_CALL), out)
             return  # repair never invents arguments
-        repaired = self.repair and (call.repaired or not valid)
-        if repaired:
+        repairs: tuple[str, ...] = ()
+        if self.repair and (call.repaired or not valid):
             try:
-                fixed = repair_arguments(arguments_json)
+                fixed = repair_arguments(arguments_json, call.repaired)
+            except NothingLeft:
+                self._call_error("incomplete", message(Msg.ENDED_INSIDE_CALL), out)
+                return
             except ValueError as exc:
                 self._call_error("invalid_arguments", str(exc), out)
                 return
             if fixed is None:
                 self._call_error("invalid_arguments", message(Msg.NOT_AN_OBJECT), out)
                 return
-            arguments_json = fixed
+            arguments_json, repairs = fixed
         elif not valid:
             self._call_error("invalid_arguments", message(Msg.NOT_AN_OBJECT), out)
             return
@@ -609,7 +653,13 @@ class Emitter:
             self._call_error("invalid_arguments", str(exc), out)
             return
         tool_call = ToolCall(
-            call.index, call.carried_id, call.name, arguments, arguments_json, repaired
+            call.index,
+            call.carried_id,
+            call.name,
+            arguments,
+            arguments_json,
+            bool(repairs),
+            repairs,
         )
         self.tool_calls.append(tool_call)
         out.append(ToolCallEnd(call.index, tool_call))

@@ -47,12 +47,17 @@ class ReferenceStream:
             self._tools, self._id_factory, repair=self._repair, limits=self._limits
         )
         self._vm.declares = self._declares
+        self._vm.declares_cut = self._declares_cut
         self._out: list[Any] = []  # the events of the feed running now
         self._finished = False
 
     def _declares(self, name: bytes) -> bool:
         self._emitter.apply(self._vm.take_ops(), self._out)
         return self._emitter.declares(name)
+
+    def _declares_cut(self, text: bytes, end: bytes) -> bool:
+        self._emitter.apply(self._vm.take_ops(), self._out)
+        return self._emitter.declares_cut(text, end)
 
     def feed(self, data: str | bytes) -> list[Any]:
         if self._finished:

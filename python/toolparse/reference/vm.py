@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import grammar as g
+from .._common import MAX_MARKER_LENGTH
 from ..limits import DEFAULT_LIMITS, MAX_IDLE_STEPS, Limits
+from .emitter import split_utf8
 from .json import Dialect, JsonScanner
 from .trie import MarkerMatcher, MarkerTrie
 
@@ -28,6 +30,7 @@ _WS = frozenset(b" \t\r\n")
 _DIALECTS: tuple[Dialect, ...] = ("strict", "lenient", "python")
 
 NEED_MORE = object()
+_CUT_OFF = object()  # a stop's lookahead that the end of input cut off
 
 Op = tuple[Any, ...]
 
@@ -116,6 +119,9 @@ class VM:
         # Whether the open call's tool declares a parameter of this name: the event
         # builder knows (declared_param() asks it, once the ops so far are applied).
         self.declares: Callable[[bytes], bool] = lambda name: True
+        # Whether text, where the input ended, may be what is left of a declared name
+        # followed by an end text (asked the same way).
+        self.declares_cut: Callable[[bytes, bytes], bool] = lambda text, end: False
 
     # -- input ---------------------------------------------------------------------------
 
@@ -444,6 +450,8 @@ class VM:
                 if found is NEED_MORE:
                     self.pos = start  # the text before the candidate stop is certain
                     return self._until_wait(state, flags)
+                if found is _CUT_OFF:
+                    found = bool(flags & g.UNTIL_END_TRIMS)
                 if found:
                     return self._until_done(state, flags, start)
                 # Not a stop after all: scan again from the byte after its start.
@@ -467,10 +475,26 @@ class VM:
         if self.eof:
             if flags & g.UNTIL_NEED_STOP:
                 return ("incomplete", self.avail)
+            if flags & g.UNTIL_END_TRIMS:
+                return self._until_done(state, flags, self._trimmed_end(stops))
             return self._until_done(state, flags, self.avail)
         safe = state.scan_from + state.matcher.position - state.matcher.holdback
+        if flags & g.UNTIL_END_TRIMS and safe > self.pos:
+            # an incomplete character stays uncertain: the end of input may cut it off
+            safe -= len(split_utf8(self._slice(max(self.pos, safe - 4), safe))[1])
         self.pos = max(self.pos, safe)
         return self._until_wait(state, flags)
+
+    def _trimmed_end(self, stops: tuple[g.Stop, ...]) -> int:
+        """END_TRIMS at the end of input: where the text ends when its last bytes are a
+        proper prefix of a stop (the end cut the stop off), the earliest such start, or
+        else an incomplete UTF-8 character (the end cut it off)."""
+        for k in range(max(self.pos, self.avail - MAX_MARKER_LENGTH), self.avail):
+            tail = self._slice(k, self.avail)
+            if any(len(tail) < len(s.marker) and s.marker.startswith(tail) for s in stops):
+                return k
+        last = self._slice(max(self.pos, self.avail - 4), self.avail)
+        return self.avail - len(split_utf8(last)[1])
 
     @staticmethod
     def _absolute(
@@ -520,8 +544,8 @@ class VM:
             if found is True:
                 return True
             undecided = undecided or found is NEED_MORE
-        if undecided and not self.eof:
-            return NEED_MORE
+        if undecided:
+            return _CUT_OFF if self.eof else NEED_MORE
         return False
 
     def _declared(self, declared: g.Declared, offset: int) -> object:
@@ -529,14 +553,18 @@ class VM:
         (NEED_MORE: undecided until more input)."""
         prefix, end = declared.prefix, declared.end
         have = self._slice(offset, min(self.avail, offset + len(prefix)))
-        if have != prefix:
-            return NEED_MORE if prefix.startswith(have) and not self.eof else False
+        if have != prefix:  # (at the end of input, NEED_MORE: the end cut it off)
+            return NEED_MORE if prefix.startswith(have) else False
         start = offset + len(prefix)
         window = self._slice(start, min(self.avail, start + g.MAX_PARAM_NAME + len(end)))
         at = window.find(end)
         if at < 0 or at > g.MAX_PARAM_NAME:
             short = len(window) < g.MAX_PARAM_NAME + len(end)
-            return NEED_MORE if short and not self.eof else False
+            if not short or not self.eof:
+                return NEED_MORE if short else False
+            # the end of input came first: whether it cut a declared name off
+            self.ops += self._drain()
+            return NEED_MORE if self.declares_cut(window, end) else False
         # the call's name is certain (a cut comes before the value): hand it over first
         self.ops += self._drain()
         return self.declares(window[:at])
