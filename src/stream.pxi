@@ -171,6 +171,15 @@ cdef class NativePool:
         return tp_pool_live(self._c)
 
 
+cdef _replace_args_delta(list out, int index, str arguments_json):
+    """The held arguments of a call, just sent in one delta, sent as coerced instead."""
+    cdef Py_ssize_t k
+    for k in range(len(out) - 1, -1, -1):
+        if type(out[k]) is ToolCallArgsDelta and out[k].index == index:
+            out[k] = _args_delta(index, arguments_json)
+            return
+
+
 # (no_gc_clear: a stream in a pool frees its block in __dealloc__, so its reference to the
 # pool must still be there when a cycle holding the stream is collected)
 @cython.no_gc_clear
@@ -186,6 +195,9 @@ cdef class NativeStream:
     cdef readonly list tool_calls
     cdef readonly list errors
     cdef readonly object limits
+    # repair mode: a call's arguments JSON with its values coerced to the tool's types, or
+    # None (toolparse.repair.coerce_call)
+    cdef public object coerce
 
     def __cinit__(self, NativeProgram program not None, str entry not None, NativeTools tools,
                   id_factory not None, bint repair=False, limits=None, NativePool pool=None):
@@ -329,7 +341,14 @@ cdef class NativeStream:
                 out.append(ToolCallStart(ev.index, call_id,
                                          _text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_CALL_END:
-                self._call_end(ev, _text(arena, ev.text_off, ev.text_len), arena, out, ())
+                arguments_json = _text(arena, ev.text_off, ev.text_len)
+                repairs = ()
+                if self.coerce is not None:  # repair mode: the arguments just went out whole
+                    coerced = self._coerced(ev, arena, arguments_json, False)
+                    if coerced is not None:
+                        arguments_json, repairs = coerced, (_COERCED_VALUES,)
+                        _replace_args_delta(out, ev.index, arguments_json)
+                self._call_end(ev, arguments_json, arena, out, repairs)
             elif ev.kind == TP_EV_CALL_REPAIR:
                 self._repaired_call(ev, arena, out)
             else:
@@ -370,8 +389,17 @@ cdef class NativeStream:
             self._error("invalid_arguments", _ERROR_MESSAGES[TP_MSG_NOT_AN_OBJECT], ev, out)
             return
         arguments_json, repairs = repaired
+        if self.coerce is not None:
+            coerced = self._coerced(ev, arena, arguments_json, _CLOSED_AT_END in repairs)
+            if coerced is not None:
+                arguments_json, repairs = coerced, repairs + (_COERCED_VALUES,)
         out.append(_args_delta(ev.index, arguments_json))
         self._call_end(ev, arguments_json, arena, out, repairs)
+
+    cdef object _coerced(self, const tp_event *ev, const uint8_t *arena, str arguments_json,
+                         bint closed_at_end):
+        """The arguments coerced to the tool's types, or None where none needed it."""
+        return self.coerce(_text(arena, ev.aux_off, ev.aux_len), arguments_json, closed_at_end)
 
     cdef _error(self, str kind, str message, const tp_event *ev, list out):
         """A parse error, for the event's call if it has one."""

@@ -15,6 +15,8 @@ def configure(
     tool_call: type[ToolCall],
     repair_arguments: Callable[[str, bool], tuple[str, tuple[str, ...]] | None],
     nothing_left: type[ValueError],
+    coerced_values: str,
+    closed_at_end: str,
     load_arguments: Callable[[str], Any],
     detailed_message: Callable[[int, str], str],
     default_limits: Limits,
@@ -151,6 +153,7 @@ class NativeStream:
     pool: NativePool | None
     tool_calls: list[ToolCall]
     errors: list[ParseError]
+    coerce: Callable[[str, str, bool], str | None] | None
     def __init__(
         self,
         program: NativeProgram,

@@ -22,7 +22,7 @@ from .arguments import load_arguments
 from .errors import ERROR_KINDS, MESSAGES, Msg, detailed_message, raise_for_status
 from .limits import DEFAULT_LIMITS, LIMIT_NAMES
 from .message import ParseError, ToolCall
-from .repair import NothingLeft, repair_arguments
+from .repair import CLOSED_AT_END, COERCED_VALUES, NothingLeft, repair_arguments
 
 configure(
     raise_for_status=raise_for_status,
@@ -31,6 +31,8 @@ configure(
     tool_call=ToolCall,
     repair_arguments=repair_arguments,
     nothing_left=NothingLeft,
+    coerced_values=COERCED_VALUES,
+    closed_at_end=CLOSED_AT_END,
     load_arguments=load_arguments,
     detailed_message=detailed_message,
     default_limits=DEFAULT_LIMITS,

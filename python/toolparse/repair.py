@@ -17,13 +17,19 @@ The repairs a call may name, in this order:
   (NothingLeft), not repaired;
 - ``lenient_arguments``: the arguments were not strict JSON and were read leniently
   (single quotes, bare keys, Python's True / False / None, trailing commas, raw control
-  characters, unknown escapes, lone surrogates).
+  characters, unknown escapes, lone surrogates);
+- ``coerced_values``: a top-level value fit its schema's types only once converted
+  (coerce_arguments()): ``"2"`` for an integer, ``"true"`` for a boolean, ``2`` for a
+  string, an object written as a JSON string; a value that fits no type even then is
+  left as the model wrote it, for the validator to refuse.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from .arguments import duplicate_key, load_arguments
@@ -35,7 +41,8 @@ MAX_DEPTH = 200
 CLOSED_AT_END = "closed_at_end"
 DROPPED_MEMBER = "dropped_member"
 LENIENT_ARGUMENTS = "lenient_arguments"
-REPAIRS = (CLOSED_AT_END, DROPPED_MEMBER, LENIENT_ARGUMENTS)
+COERCED_VALUES = "coerced_values"
+REPAIRS = (CLOSED_AT_END, DROPPED_MEMBER, LENIENT_ARGUMENTS, COERCED_VALUES)
 
 _Open = TypeVar("_Open", dict[str, Any], list[Any])
 _MISSING: Any = object()  # input ended before a value began
@@ -269,7 +276,7 @@ def repair_arguments(text: str, closed_at_end: bool = False) -> tuple[str, tuple
     if reader.at < len(text) and reader.space():
         return None  # more after the object
     done = (closed_at_end or reader.cut, reader.dropped, reader.lenient)
-    repairs = tuple(name for name, did in zip(REPAIRS, done, strict=True) if did)
+    repairs = tuple(name for name, did in zip(REPAIRS[:3], done, strict=True) if did)
     if reader.dropped and not value:
         raise NothingLeft
     if not repairs:
@@ -277,3 +284,99 @@ def repair_arguments(text: str, closed_at_end: bool = False) -> tuple[str, tuple
         # read leniently (a form this reader takes silently)
         repairs = (LENIENT_ARGUMENTS,)
     return json.dumps(value, ensure_ascii=False), repairs
+
+
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_BOOLEANS = {"true": True, "false": False, "True": True, "False": False}
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return type(value) is int or (type(value) is float and value.is_integer())
+    if kind == "number":
+        return type(value) in (int, float)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "null":
+        return value is None
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "array":
+        return isinstance(value, list)
+    return True  # a type this reader does not know: nothing to convert to
+
+
+def _converted(value: Any, kind: str) -> Any:
+    """value as `kind`, or _MISSING where it does not convert without a guess."""
+    if isinstance(value, str):
+        text = value.strip()
+        if kind == "integer" and _INTEGER.fullmatch(text):
+            return int(text)
+        if kind == "number" and _DECIMAL.fullmatch(text.lstrip("+")):
+            number = float(text)
+            if math.isfinite(number):
+                return int(text) if _INTEGER.fullmatch(text) else number
+        if kind == "boolean" and text in _BOOLEANS:
+            return _BOOLEANS[text]
+        if kind == "null" and text in ("null", "None"):
+            return None
+        if kind in ("object", "array") and text[:1] in "{[":
+            try:
+                found = load_arguments(text) if kind == "object" else json.loads(text)
+            except ValueError:
+                return _MISSING
+            if isinstance(found, dict if kind == "object" else list):
+                return found
+        return _MISSING
+    if kind == "string" and type(value) in (int, float, bool):
+        return json.dumps(value)
+    return _MISSING
+
+
+def coerce_arguments(
+    arguments: dict[str, Any], types: Mapping[str, tuple[str, ...]]
+) -> dict[str, Any] | None:
+    """The arguments with each top-level value that fits none of its parameter's stated
+    types converted to the first of them it converts to; None when none needed it."""
+    changed = dict(arguments)
+    did = False
+    for name, value in arguments.items():
+        kinds = types.get(name)
+        if not kinds or any(_fits(value, kind) for kind in kinds):
+            continue
+        for kind in kinds:
+            found = _converted(value, kind)
+            if found is not _MISSING:
+                changed[name], did = found, True
+                break
+    return changed if did else None
+
+
+def coerce_call(
+    stated: Mapping[str, Mapping[str, tuple[str, ...]]],
+    name: str,
+    arguments_json: str,
+    closed_at_end: bool,
+) -> str | None:
+    """A call's arguments JSON with its values coerced to the tool's stated types
+    (coerce_arguments(); stated: toolparse.tools.stated_types()), or None when none needed
+    it (or they do not read: the call's own reading reports that): what a repair-mode
+    stream asks at each call's end, on both engines.  closed_at_end: the end of the output
+    closed the call, so its last value may be cut short and is not converted ("1" of "12"
+    is no integer 1)."""
+    types = stated.get(name)
+    if not types:
+        return None
+    try:
+        arguments = load_arguments(arguments_json)
+    except ValueError:
+        return None
+    if not isinstance(arguments, dict):
+        return None
+    if closed_at_end and arguments:
+        types = {k: v for k, v in types.items() if k != list(arguments)[-1]}
+    changed = coerce_arguments(arguments, types)
+    return None if changed is None else json.dumps(changed, ensure_ascii=False)

@@ -9,7 +9,7 @@ import string
 import struct
 import weakref
 from collections.abc import Callable, Iterable
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from .events import End, Event
@@ -19,7 +19,8 @@ from .message import Message
 from .reference.emitter import param_schemas
 from .reference.m3value import encode_node
 from .reference.stream import ReferenceStream
-from .tools import param_types
+from .repair import coerce_call
+from .tools import param_types, stated_types
 
 if TYPE_CHECKING:
     from ._native import NativePool, NativeProgram, NativeStream, NativeTools
@@ -199,6 +200,9 @@ class StreamParser:
         self._native_tools = (
             native_tools(tools) if tools is not None and engine == "native" else None
         )
+        # repair mode: values coerced to the types the tools' schemas state
+        stated = stated_types(tools) if repair and tools is not None else {}
+        self._coerce = partial(coerce_call, stated) if any(stated.values()) else None
         self._stream: NativeStream | ReferenceStream
         self.reset()
 
@@ -224,6 +228,7 @@ class StreamParser:
                 self.repair,
                 self.limits,
             )
+        self._stream.coerce = self._coerce
         if self.special_markers:
             assert self.vocab is not None
             compiled = self.format.repair_program if self.repair else self.format.program

@@ -117,6 +117,19 @@ def param_types(tools: Sequence[Mapping[str, Any]] | None) -> ParamTypes:
     }
 
 
+def stated_types(tools: Sequence[Mapping[str, Any]] | None) -> ParamTypes:
+    """tool name -> parameter name -> the JSON types its schema names; a parameter whose
+    schema names none (any value fits it) is left out."""
+    return {
+        tool.name: {
+            name: named
+            for name, spec in tool.parameter_schemas.items()
+            if (named := _named_types(spec))
+        }
+        for tool in read_tools(tools)
+    }
+
+
 def strict_schema(schema: Mapping[str, Any], *, tool: str = "") -> dict[str, Any]:
     """A copy of `schema` as OpenAI's strict mode reads it: every object schema (``type``
     "object" or a list holding it, or one with ``properties``) without

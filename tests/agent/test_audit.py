@@ -170,7 +170,6 @@ def test_raw_bytes_that_do_not_match_their_hash() -> None:
     [
         (lambda r: r.update(version=99), "version"),
         (lambda r: r.update(format="no_such_format"), "format/options"),
-        (lambda r: r["options"].update(repair=True), "format/options"),  # hermes has no repair
         (lambda r: r["raw"].update(chunks=[1, 2]), "raw"),
         (lambda r: r["raw"].update(encoding="latin-1"), "raw"),
     ],

@@ -86,7 +86,7 @@ def test_a_call_whose_arguments_do_not_read_whole_is_an_error(
 @by_engine
 def test_a_repaired_call_is_read_whole_too(engine: str) -> None:
     # repair closes the cut-off object; the key it already named twice stays an error
-    output = '<tool_call>\n<name>f</name>\n<args>{"a": 1, "a": 2'
+    output = '<tool_call>\n<name>f</name>\n<args>{"a": 1, "a": "x'
     message = toolparse.parse(output, "generic_xml", engine=engine, repair=True)
     assert message.tool_calls == []
     assert [(e.kind, e.message) for e in message.errors] == [

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from engines import ENGINES, run_events
 from toolparse import ParseError, StreamParser, ToolCallArgsDelta, ToolCallEnd, parse
-from toolparse.repair import NothingLeft, repair_arguments
+from toolparse.repair import NothingLeft, coerce_arguments, repair_arguments
 
 by_engine = pytest.mark.parametrize("engine", ENGINES)
 
@@ -155,3 +155,82 @@ def test_repair_never_invents_arguments(engine: str) -> None:
     )
     assert message.tool_calls == []
     assert [e.kind for e in message.errors] == ["incomplete"]
+
+
+# --- coercion to the schema's types -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "types", "coerced"),
+    [
+        ("2", ("integer",), 2),
+        (" -7 ", ("integer",), -7),
+        ("2.5", ("number",), 2.5),
+        ("3", ("number",), 3),
+        ("true", ("boolean",), True),
+        ("False", ("boolean",), False),
+        ("null", ("integer", "null"), None),
+        ('{"a": 1}', ("object",), {"a": 1}),
+        ("[1, 2]", ("array",), [1, 2]),
+        (5, ("string",), "5"),
+        (2.5, ("string",), "2.5"),
+        (True, ("string",), "true"),
+        ("2", ("boolean", "integer"), 2),
+    ],
+)
+def test_a_value_that_fits_only_once_converted_is_converted(
+    value: Any, types: tuple[str, ...], coerced: Any
+) -> None:
+    assert coerce_arguments({"v": value, "w": "x"}, {"v": types}) == {"v": coerced, "w": "x"}
+
+
+@pytest.mark.parametrize(
+    ("value", "types"),
+    [
+        ("2", ("string",)),  # it fits as it is
+        (2, ("integer",)),
+        (2.0, ("integer",)),
+        (1, ("boolean", "integer")),
+        ("two", ("integer",)),  # nothing converts it: left for the validator
+        ("2.5", ("integer",)),  # an integer is not guessed from a fraction
+        ("1e999", ("number",)),
+        ("yes", ("boolean",)),
+        ("[1]", ("object",)),
+        ('{"a": 1, "a": 2}', ("object",)),
+        ({"a": 1}, ("string",)),
+        ("x", ()),
+    ],
+)
+def test_a_value_that_fits_or_converts_to_nothing_stays(value: Any, types: tuple[str, ...]) -> None:
+    assert coerce_arguments({"v": value}, {"v": types} if types else {}) is None
+
+
+TYPED_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {"n": {"type": "integer"}, "s": {"type": "string"}, "any": {}},
+            },
+        },
+    }
+]
+
+
+@by_engine
+def test_repair_mode_coerces_the_values_and_names_it(engine: str) -> None:
+    text = '<tool_call>\n{"name": "f", "arguments": {"n": "2", "s": 5, "any": "7"}}\n</tool_call>'
+    strict = parse(text, "hermes", tools=TYPED_TOOLS, engine=engine)
+    assert strict.tool_calls[0].arguments == {"n": "2", "s": 5, "any": "7"}
+    events = StreamParser("hermes", tools=TYPED_TOOLS, engine=engine, repair=True).feed(text)
+    (delta,) = [e for e in events if isinstance(e, ToolCallArgsDelta)]
+    (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert end.call.arguments == {"n": 2, "s": "5", "any": "7"}
+    assert delta.text == end.call.arguments_json
+    assert end.call.repairs == ("coerced_values",)
+    cut = parse(
+        text[: text.index('"any"')], "hermes", tools=TYPED_TOOLS, engine=engine, repair=True
+    )
+    assert cut.tool_calls[0].repairs == ("closed_at_end", "coerced_values")

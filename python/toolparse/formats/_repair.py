@@ -26,8 +26,8 @@ need_stop, a JSON string), so a call cut inside its name is an error as before, 
 call with a name but no arguments at all, or none left once what the end cut off is
 dropped, is ``incomplete`` (a repair never invents arguments).  Raw code that runs to
 where the model stopped (stopped()) is not salvaged when the output was cut short: code
-cut mid-statement is not a call to run.  Nothing here accepts a tool outside ``tools``: the event builder
-checks names as in the format's own grammar.
+cut mid-statement is not a call to run.  Nothing here accepts a tool outside ``tools``:
+the event builder checks names as in the format's own grammar.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _CALL_PARTS = ("tool_name", "tool_args", "tool_id", "param_name", "param_value")
 
 
 @dataclass
-class _Deriver:
+class _Rewriter:
     grammar: g.Grammar
     rules: dict[str, g.Node] = field(default_factory=dict)
     contains: dict[tuple[int, str], bool] = field(default_factory=dict)
@@ -228,7 +228,7 @@ class _Deriver:
         """The end of the output after optional whitespace and a literal's first bytes
         (inside a call: the call is marked repaired)."""
         end: g.Node = g.Tag("repaired", g.Eof(), 0) if in_call else g.Eof()
-        return g.Seq((g.Ws(), g.Opt(_Deriver.cut_off()), end))
+        return g.Seq((g.Ws(), g.Opt(_Rewriter.cut_off()), end))
 
     @staticmethod
     def cut_off() -> g.Node:
@@ -272,9 +272,9 @@ def _children(node: g.Node) -> tuple[g.Node, ...]:
 
 def derive_repair(grammar: g.Grammar) -> g.Grammar:
     """The format's repair grammar (see the module's docstring)."""
-    deriver = _Deriver(grammar)
+    rewriter = _Rewriter(grammar)
     for name in grammar.rules:
-        deriver.rule(name, False, False)
-    deriver.rules[TAIL_RULE] = deriver.tail()
-    deriver.rules[CHAR_RULE] = _cut_character()
-    return g.Grammar(rules=deriver.rules, entries=dict(grammar.entries))
+        rewriter.rule(name, False, False)
+    rewriter.rules[TAIL_RULE] = rewriter.tail()
+    rewriter.rules[CHAR_RULE] = _cut_character()
+    return g.Grammar(rules=rewriter.rules, entries=dict(grammar.entries))

@@ -38,7 +38,17 @@ class ReferenceStream:
         self._entry = entry
         self._tools = ToolTable.of(tools)
         self._id_factory = id_factory
+        self._coerce: Callable[[str, str, bool], str | None] | None = None
         self.reset()
+
+    @property
+    def coerce(self) -> Callable[[str, str, bool], str | None] | None:
+        """Repair mode: how a call's values are coerced to its tool's types."""
+        return self._coerce
+
+    @coerce.setter
+    def coerce(self, coerce: Callable[[str, str, bool], str | None] | None) -> None:
+        self._coerce = self._emitter.coerce = coerce
 
     def reset(self) -> None:
         self._vm = VM(self._program, self._entry, self._limits)
@@ -46,6 +56,7 @@ class ReferenceStream:
         self._emitter = Emitter(
             self._tools, self._id_factory, repair=self._repair, limits=self._limits
         )
+        self._emitter.coerce = getattr(self, "_coerce", None)
         self._vm.declares = self._declares
         self._vm.declares_cut = self._declares_cut
         self._out: list[Any] = []  # the events of the feed running now
