@@ -48,6 +48,9 @@ typedef struct tp_allocator {
         if (tp_try_status_ != TP_OK) return tp_try_status_; \
     } while (0)
 
+/* JSON's whitespace, which is also what the formats' grammars skip between parts. */
+static inline int tp_is_space(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
+
 /* Structs that many streams keep, one per stream, align their hot fields to this. */
 #define TP_CACHE_LINE 64
 #define TP_ALIGN_UP(p, n) ((void *)(((uintptr_t)(p) + ((n) - 1)) & ~(uintptr_t)((n) - 1)))

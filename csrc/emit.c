@@ -661,7 +661,7 @@ static int any_name_cut(const uint8_t *text, size_t len, const uint8_t *end, siz
         if (len - i < end_len && memcmp(end, text + i, len - i) == 0) {
             for (k = 0; k < i; k++) {
                 uint8_t b = text[k];
-                if (b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '<' || b == '>') break;
+                if (tp_is_space(b) || b == '<' || b == '>') break;
             }
             if (k == i) return 1;
         }
@@ -736,8 +736,7 @@ static tp_status m3_value(tp_emitter *e, const uint8_t *raw, size_t n) {
 static int blank(const tp_buf *b) {
     size_t k;
     for (k = 0; k < b->len; k++)
-        if (!(b->data[k] == ' ' || b->data[k] == '\t' || b->data[k] == '\n' || b->data[k] == '\r'))
-            return 0;
+        if (!tp_is_space(b->data[k])) return 0;
     return 1;
 }
 

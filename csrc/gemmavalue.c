@@ -9,8 +9,6 @@ typedef struct quote_text {
     size_t len;
 } quote_text;
 
-static int is_space(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
-
 static int quote_at(const quote_text *q, const uint8_t *s, size_t n, size_t k) {
     return n - k >= q->len && memcmp(s + k, q->text, q->len) == 0;
 }
@@ -28,7 +26,7 @@ static tp_status convert(tp_buf *out, tp_buf *open, const quote_text *q, const u
     int want_key = 0;
     while (k < n) {
         uint8_t b = s[k];
-        if (is_space(b)) {
+        if (tp_is_space(b)) {
             k++;
         } else if (want_key && b != '}') { /* a dict key: quoted, or the text before its colon */
             size_t start = k, end;
@@ -41,7 +39,7 @@ static tp_status convert(tp_buf *out, tp_buf *open, const quote_text *q, const u
             } else {
                 while (k < n && s[k] != ':') k++;
                 end = k;
-                while (end > start && is_space(s[end - 1])) end--;
+                while (end > start && tp_is_space(s[end - 1])) end--;
             }
             TP_TRY(json_string(out, s + start, end - start));
             TP_TRY(tp_buf_append(out, ": ", 2));

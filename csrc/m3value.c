@@ -11,8 +11,6 @@ static const uint8_t NS[] = "]<]minimax[>[";
 
 static const uint32_t string_only[1] = {TP_TYPE_STRING};
 
-static int is_space(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
-
 /* -- text -------------------------------------------------------------------------------- */
 
 static tp_status quoted(tp_buf *out, const uint8_t *s, size_t n) {
@@ -57,8 +55,8 @@ tp_status tp_typed_json(tp_buf *out, tp_json *scanner, const uint32_t *types, ui
     size_t len = n;
     uint32_t k;
     *fits = 1;
-    while (len && is_space(text[0])) text++, len--;
-    while (len && is_space(text[len - 1])) len--;
+    while (len && tp_is_space(text[0])) text++, len--;
+    while (len && tp_is_space(text[len - 1])) len--;
     for (k = 0; k < n_types; k++) {
         uint32_t kind = types[k], found;
         size_t used = 0;
@@ -243,7 +241,7 @@ static int tag_name(const uint8_t *s, size_t n, size_t k, size_t *end) {
 static int next_child(const uint8_t *s, size_t n, size_t *k, const uint8_t **name, size_t *name_len,
                       const uint8_t **content, size_t *content_len) {
     size_t j = *k, gt, start, depth = 0;
-    while (j < n && is_space(s[j])) j++;
+    while (j < n && tp_is_space(s[j])) j++;
     if (j == n) {
         *k = j;
         return 0;
@@ -333,7 +331,7 @@ static tp_status value(m3 *m, const schema_at *at, const uint8_t *s, size_t n, u
     const uint8_t *name, *content;
     int got, first = 1;
     if (at->known && has_type(at, TP_TYPE_STRING)) return leaf(m, at, s, n);
-    while (k < n && is_space(s[k])) k++;
+    while (k < n && tp_is_space(s[k])) k++;
     if (k == n && array != object) return tp_buf_append(m->out, array ? "[]" : "{}", 2);
     if (k == n || find_ns(s, n, 0) == n) return leaf(m, at, s, n);
     if (depth >= TP_M3_MAX_DEPTH) {

@@ -6,8 +6,6 @@
 
 #define REPLACEMENT 0xFFFDu
 
-static int is_space(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
-
 /* The value of up to `digits` hex digits at s[*k], advancing *k past them. */
 static uint32_t hex_run(const uint8_t *s, size_t n, size_t *k, size_t digits) {
     uint32_t value = 0;
@@ -105,13 +103,13 @@ static tp_status convert(tp_buf *out, tp_buf *text, const uint8_t *s, size_t n) 
     size_t k = 0;
     while (k < n) {
         uint8_t b = s[k];
-        if (is_space(b)) {
+        if (tp_is_space(b)) {
             k++;
         } else if (b == '"' || b == '\'') {
             TP_TRY(string(out, text, s, n, &k));
         } else if (b == ',') {
             size_t next = k + 1;
-            while (next < n && is_space(s[next])) next++;
+            while (next < n && tp_is_space(s[next])) next++;
             k++;
             if (next < n && (s[next] == ']' || s[next] == '}' || s[next] == ')')) continue;
             TP_TRY(tp_buf_append(out, ", ", 2));

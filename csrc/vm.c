@@ -251,8 +251,6 @@ static inline const uint8_t *at(const tp_vm *vm, uint64_t offset) {
     return vm->window.data + (offset - vm->base);
 }
 
-static inline int is_ws(uint8_t b) { return b == ' ' || b == '\t' || b == '\r' || b == '\n'; }
-
 static int fail_with(tp_vm *vm, uint32_t kind, uint64_t offset) {
     vm->fail_kind = kind;
     vm->fail_offset = offset;
@@ -361,7 +359,7 @@ static int op_lit(tp_vm *vm, uint32_t string) {
 
 static int op_ws(tp_vm *vm) {
     uint64_t end = avail(vm);
-    while (vm->pos < end && is_ws(*at(vm, vm->pos))) vm->pos++;
+    while (vm->pos < end && tp_is_space(*at(vm, vm->pos))) vm->pos++;
     return vm->pos == end && !vm->eof ? R_NEED : R_OK;
 }
 
@@ -443,7 +441,7 @@ static int follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
     int undecided = 0;
     if (stop->n_follow == 0 && stop->declared_end == TP_NO_STRING) return 1;
     if (vm->follow_scanned > offset) offset = vm->follow_scanned; /* checked by a feed before */
-    while (offset < end && is_ws(*at(vm, offset))) offset++;
+    while (offset < end && tp_is_space(*at(vm, offset))) offset++;
     vm->follow_scanned = offset;
     if (offset - marker_end > vm->max_pending) return -2;
     for (f = 0; f < stop->n_follow; f++) {
@@ -587,7 +585,7 @@ static int op_json(tp_vm *vm, uint32_t operand) {
     }
     if (!vm->kind_checked && kind != TP_JSON_KIND_ANY) {
         uint64_t o = vm->pos, end = avail(vm);
-        while (o < end && is_ws(*at(vm, o))) o++;
+        while (o < end && tp_is_space(*at(vm, o))) o++;
         if (o == end) {
             if (!vm->eof) return R_NEED;
         } else {

@@ -195,8 +195,8 @@ cdef class NativeStream:
     cdef readonly list tool_calls
     cdef readonly list errors
     cdef readonly object limits
-    # repair mode: a call's arguments JSON with its values coerced to the tool's types, or
-    # None (toolparse.repair.coerce_call)
+    # repair mode: a call's arguments (as read) with its values coerced to the tool's types
+    # and their JSON, or None (toolparse.repair.coerce_call)
     cdef public object coerce
 
     def __cinit__(self, NativeProgram program not None, str entry not None, NativeTools tools,
@@ -341,14 +341,7 @@ cdef class NativeStream:
                 out.append(ToolCallStart(ev.index, call_id,
                                          _text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_CALL_END:
-                arguments_json = _text(arena, ev.text_off, ev.text_len)
-                repairs = ()
-                if self.coerce is not None:  # repair mode: the arguments just went out whole
-                    coerced = self._coerced(ev, arena, arguments_json, False)
-                    if coerced is not None:
-                        arguments_json, repairs = coerced, (_COERCED_VALUES,)
-                        _replace_args_delta(out, ev.index, arguments_json)
-                self._call_end(ev, arguments_json, arena, out, repairs)
+                self._call_end(ev, _text(arena, ev.text_off, ev.text_len), arena, out, ())
             elif ev.kind == TP_EV_CALL_REPAIR:
                 self._repaired_call(ev, arena, out)
             else:
@@ -370,8 +363,14 @@ cdef class NativeStream:
         except ValueError as exc:
             self._error("invalid_arguments", str(exc), ev, out)
             return
-        call = _ToolCall(ev.index, self.ids[ev.index], _text(arena, ev.aux_off, ev.aux_len),
-                         arguments, arguments_json, bool(repairs), repairs)
+        name = _text(arena, ev.aux_off, ev.aux_len)
+        if self.coerce is not None:  # repair mode: the arguments just went out whole
+            coerced = self.coerce(name, arguments, _CLOSED_AT_END in repairs)
+            if coerced is not None:
+                (arguments, arguments_json), repairs = coerced, repairs + (_COERCED_VALUES,)
+                _replace_args_delta(out, ev.index, arguments_json)
+        call = _ToolCall(ev.index, self.ids[ev.index], name, arguments, arguments_json,
+                         bool(repairs), repairs)
         self.tool_calls.append(call)
         out.append(ToolCallEnd(ev.index, call))
 
@@ -389,17 +388,8 @@ cdef class NativeStream:
             self._error("invalid_arguments", _ERROR_MESSAGES[TP_MSG_NOT_AN_OBJECT], ev, out)
             return
         arguments_json, repairs = repaired
-        if self.coerce is not None:
-            coerced = self._coerced(ev, arena, arguments_json, _CLOSED_AT_END in repairs)
-            if coerced is not None:
-                arguments_json, repairs = coerced, repairs + (_COERCED_VALUES,)
         out.append(_args_delta(ev.index, arguments_json))
         self._call_end(ev, arguments_json, arena, out, repairs)
-
-    cdef object _coerced(self, const tp_event *ev, const uint8_t *arena, str arguments_json,
-                         bint closed_at_end):
-        """The arguments coerced to the tool's types, or None where none needed it."""
-        return self.coerce(_text(arena, ev.aux_off, ev.aux_len), arguments_json, closed_at_end)
 
     cdef _error(self, str kind, str message, const tp_event *ev, list out):
         """A parse error, for the event's call if it has one."""

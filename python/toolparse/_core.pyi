@@ -4,6 +4,7 @@ from typing import Any, Literal
 
 from .limits import Limits
 from .message import Message, ParseError, ToolCall
+from .repair import Coerce
 
 Dialect = Literal["strict", "lenient", "python"]
 
@@ -153,7 +154,7 @@ class NativeStream:
     pool: NativePool | None
     tool_calls: list[ToolCall]
     errors: list[ParseError]
-    coerce: Callable[[str, str, bool], str | None] | None
+    coerce: Coerce | None
     def __init__(
         self,
         program: NativeProgram,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from .arguments import duplicate_key, load_arguments
@@ -43,6 +43,9 @@ DROPPED_MEMBER = "dropped_member"
 LENIENT_ARGUMENTS = "lenient_arguments"
 COERCED_VALUES = "coerced_values"
 REPAIRS = (CLOSED_AT_END, DROPPED_MEMBER, LENIENT_ARGUMENTS, COERCED_VALUES)
+
+# what a repair-mode stream calls at each call's end: coerce_call() with the tools' types
+Coerce = Callable[[str, Any, bool], "tuple[dict[str, Any], str] | None"]
 
 _Open = TypeVar("_Open", dict[str, Any], list[Any])
 _MISSING: Any = object()  # input ended before a value began
@@ -358,25 +361,18 @@ def coerce_arguments(
 def coerce_call(
     stated: Mapping[str, Mapping[str, tuple[str, ...]]],
     name: str,
-    arguments_json: str,
+    arguments: Any,
     closed_at_end: bool,
-) -> str | None:
-    """A call's arguments JSON with its values coerced to the tool's stated types
-    (coerce_arguments(); stated: toolparse.tools.stated_types()), or None when none needed
-    it (or they do not read: the call's own reading reports that): what a repair-mode
-    stream asks at each call's end, on both engines.  closed_at_end: the end of the output
-    closed the call, so its last value may be cut short and is not converted ("1" of "12"
-    is no integer 1)."""
+) -> tuple[dict[str, Any], str] | None:
+    """A call's arguments (as read) with their values coerced to the tool's stated types
+    (coerce_arguments(); stated: toolparse.tools.stated_types()), and their JSON; None when
+    none needed it: what a repair-mode stream asks at each call's end, on both engines.
+    closed_at_end: the end of the output closed the call, so its last value may be cut
+    short and is not converted ("1" of "12" is no integer 1)."""
     types = stated.get(name)
-    if not types:
-        return None
-    try:
-        arguments = load_arguments(arguments_json)
-    except ValueError:
-        return None
-    if not isinstance(arguments, dict):
+    if not types or not isinstance(arguments, dict):
         return None
     if closed_at_end and arguments:
         types = {k: v for k, v in types.items() if k != list(arguments)[-1]}
     changed = coerce_arguments(arguments, types)
-    return None if changed is None else json.dumps(changed, ensure_ascii=False)
+    return None if changed is None else (changed, json.dumps(changed, ensure_ascii=False))

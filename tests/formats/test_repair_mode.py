@@ -31,11 +31,6 @@ by_engine = pytest.mark.parametrize("engine", ENGINES)
 ID_SEED = 7
 
 
-def repair_events(fixture: Fixture, engine: str, sizes: list[int] | None = None) -> list[Any]:
-    parser = fixture.parser(engine, seed=ID_SEED, repair=True)
-    return run_events(parser, fixture.raw, sizes, fixture.finish)
-
-
 @by_engine
 @by_fixture
 def test_an_output_without_errors_reads_the_same_in_repair_mode(
@@ -62,10 +57,12 @@ def test_an_output_without_errors_reads_the_same_in_repair_mode(
 @by_engine
 @by_fixture
 def test_every_chunking_gives_the_same_events_in_repair_mode(fixture: Fixture, engine: str) -> None:
-    whole = merge_deltas(repair_events(fixture, engine))
+    whole = merge_deltas(fixture.events(engine, seed=ID_SEED, repair=True))
     size = len(fixture.raw)
     for label, sizes in (("byte by byte", [1] * size), ("random", random_sizes(3, size))):
-        assert merge_deltas(repair_events(fixture, engine, sizes)) == whole, label
+        assert merge_deltas(fixture.events(engine, sizes, seed=ID_SEED, repair=True)) == whole, (
+            label
+        )
     end = whole[-1]
     assert isinstance(end, End)
     declared = {t["function"]["name"] for t in fixture.tools}
@@ -79,7 +76,9 @@ def test_every_chunking_gives_the_same_events_in_repair_mode(fixture: Fixture, e
 @by_fixture
 def test_engines_emit_identical_events_in_repair_mode(fixture: Fixture) -> None:
     for sizes in (None, random_sizes(11, len(fixture.raw))):
-        first, *others = [repair_events(fixture, engine, sizes) for engine in ENGINES]
+        first, *others = [
+            fixture.events(engine, sizes, seed=ID_SEED, repair=True) for engine in ENGINES
+        ]
         for events in others:
             assert events == first, f"sizes {sizes}"
 
@@ -113,7 +112,7 @@ def as_far_as(cut: Any, whole: Any) -> bool:
 @cache
 def whole_calls(engine: str, fixture_id: str) -> tuple[ToolCall, ...]:
     fixture = next(f for f in FIXTURES if f.id == fixture_id)
-    end = repair_events(fixture, engine)[-1]
+    end = fixture.events(engine, seed=ID_SEED, repair=True)[-1]
     return tuple(end.message.tool_calls)
 
 

@@ -23,7 +23,7 @@ from ..events import (
 )
 from ..limits import DEFAULT_LIMITS, Limits
 from ..message import ParseError, ToolCall
-from ..repair import CLOSED_AT_END, COERCED_VALUES, NothingLeft, repair_arguments
+from ..repair import CLOSED_AT_END, COERCED_VALUES, Coerce, NothingLeft, repair_arguments
 from ..tools import ParamTypes, param_types, read_tools, schema_types, tool_names
 from .gemmavalue import FUNCTIONGEMMA_QUOTE, gemma_value_to_json
 from .json import JsonScanner
@@ -332,9 +332,9 @@ class Emitter:
         self.limits = limits
         self.stopped = False  # a limit was met: nothing more is emitted
         self.repair = repair  # hold arguments; salvage what needs it (toolparse.repair)
-        # repair mode: a call's arguments JSON with its values coerced to the tool's types,
-        # or None (toolparse.repair.coerce_call)
-        self.coerce: Callable[[str, str, bool], str | None] | None = None
+        # repair mode: a call's arguments (as read) with its values coerced to the tool's
+        # types and their JSON, or None (toolparse.repair.coerce_call)
+        self.coerce: Coerce | None = None
         self.known_tools = tools.known
         self.id_factory = id_factory
         self.frames: list[_Frame] = []
@@ -648,17 +648,19 @@ class Emitter:
             self._call_error("invalid_arguments", message(Msg.NOT_AN_OBJECT), out)
             return
         assert call.index is not None and call.carried_id is not None
-        if self.coerce is not None:
-            coerced = self.coerce(call.name, arguments_json, CLOSED_AT_END in repairs)
-            if coerced is not None:
-                arguments_json, repairs = coerced, (*repairs, COERCED_VALUES)
-        if self.repair:  # the arguments were held: they go out whole
-            out.append(ToolCallArgsDelta(call.index, arguments_json))
         try:
             arguments = load_arguments(arguments_json)
         except ValueError as exc:
+            if self.repair:  # the arguments were held: they go out whole
+                out.append(ToolCallArgsDelta(call.index, arguments_json))
             self._call_error("invalid_arguments", str(exc), out)
             return
+        if self.coerce is not None:
+            coerced = self.coerce(call.name, arguments, CLOSED_AT_END in repairs)
+            if coerced is not None:
+                (arguments, arguments_json), repairs = coerced, (*repairs, COERCED_VALUES)
+        if self.repair:  # the arguments were held: they go out whole
+            out.append(ToolCallArgsDelta(call.index, arguments_json))
         tool_call = ToolCall(
             call.index,
             call.carried_id,

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from .._common import as_bytes
 from ..grammar import Program
 from ..limits import DEFAULT_LIMITS, Limits
+from ..repair import Coerce
 from .emitter import Emitter, ToolTable
 from .vm import VM
 
@@ -38,16 +39,16 @@ class ReferenceStream:
         self._entry = entry
         self._tools = ToolTable.of(tools)
         self._id_factory = id_factory
-        self._coerce: Callable[[str, str, bool], str | None] | None = None
+        self._coerce: Coerce | None = None
         self.reset()
 
     @property
-    def coerce(self) -> Callable[[str, str, bool], str | None] | None:
+    def coerce(self) -> Coerce | None:
         """Repair mode: how a call's values are coerced to its tool's types."""
         return self._coerce
 
     @coerce.setter
-    def coerce(self, coerce: Callable[[str, str, bool], str | None] | None) -> None:
+    def coerce(self, coerce: Coerce | None) -> None:
         self._coerce = self._emitter.coerce = coerce
 
     def reset(self) -> None:
@@ -56,7 +57,7 @@ class ReferenceStream:
         self._emitter = Emitter(
             self._tools, self._id_factory, repair=self._repair, limits=self._limits
         )
-        self._emitter.coerce = getattr(self, "_coerce", None)
+        self._emitter.coerce = self._coerce
         self._vm.declares = self._declares
         self._vm.declares_cut = self._declares_cut
         self._out: list[Any] = []  # the events of the feed running now
