@@ -29,6 +29,8 @@ typedef struct call_state {
     int in_value, value_cut; /* a parameter's value is open; the end of the output cut it */
     int begun; /* the arguments have begun: the call is announced once named */
     int repaired; /* the grammar salvaged the call (its closing was cut off) */
+    int missing_opener; /* it was written without its opening marker (repair grammars) */
+    int unfit; /* repair: a value that fit none of its types went in as a JSON string */
     uint32_t params, n_ptypes;
     const uint32_t *ptypes;
     int pknown;             /* the parameter is in the tool's schema */
@@ -176,7 +178,7 @@ static void call_clear(tp_emitter *e) {
     }
     c->active = c->dead = c->has_args = c->has_name = c->in_param = c->param_streams = 0;
     c->in_value = c->value_cut = 0;
-    c->begun = c->repaired = 0;
+    c->begun = c->repaired = c->missing_opener = c->unfit = 0;
     c->index = -1;
     c->tool = -1;
     c->params = 0;
@@ -466,6 +468,8 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
             TP_TRY(call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_TWO_ARGUMENTS, NULL, 0));
         c->has_args = c->begun = 1;
         TP_TRY(announce(e));
+    } else if (c->active && role == TP_ROLE_MISSING_OPENER) {
+        c->missing_opener = 1;
     } else if (c->active && role == TP_ROLE_REPAIRED) {
         c->repaired = 1;
         if (c->in_value) c->value_cut = 1;
@@ -695,16 +699,26 @@ static tp_status set_name(tp_emitter *e, const uint8_t *name, size_t n) {
 }
 
 /* A parameter's raw text as JSON, typed by its schema types; a value that fits none of
- * them makes the call's arguments invalid.  The raw text is read as text first: an
- * ill-formed UTF-8 part becomes U+FFFD. */
+ * them makes the call's arguments invalid (in repair mode, unless the output said it is
+ * JSON, it goes in as a JSON string of its text, and the call's end must convert it to
+ * one of its schema's types: toolparse.repair).
+ * The raw text is read as text first: an ill-formed UTF-8 part becomes U+FFFD. */
 static tp_status typed_value(tp_emitter *e, const uint8_t *raw, size_t n) {
     tp_buf text = TP_BUF_INIT(&e->alloc), json = TP_BUF_INIT(&e->alloc);
     int fits = 1;
     tp_status st = tp_utf8_replace_append(&text, raw, n);
+    const uint8_t *data = text.data ? text.data : raw;
     if (st == TP_OK)
-        st = tp_typed_json(&json, e->scanner, e->call.ptypes, e->call.n_ptypes,
-                           text.data ? text.data : raw, text.len, &fits);
-    if (st == TP_OK && !fits)
+        st = tp_typed_json(&json, e->scanner, e->call.ptypes, e->call.n_ptypes, data, text.len,
+                           &fits);
+    if (st == TP_OK && !fits && e->repair && e->call.ptypes != json_only) {
+        json.len = 0;
+        e->call.unfit = 1;
+        st = tp_buf_append(&json, "\"", 1);
+        if (st == TP_OK) st = tp_json_escape_append(&json, data, text.len);
+        if (st == TP_OK) st = tp_buf_append(&json, "\"", 1);
+        if (st == TP_OK) st = args(e, json.data, json.len);
+    } else if (st == TP_OK && !fits)
         st = call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_VALUE_TYPE, e->call.pname.data,
                         e->call.pname.len);
     else if (st == TP_OK)
@@ -770,7 +784,8 @@ static tp_status finish_call(tp_emitter *e) {
         TP_TRY(push_event(e, TP_EV_CALL_REPAIR, c->index, c->args.data, c->args.len, c->name.data,
                           c->name.len, &ev));
         ev->offset = e->offset;
-        ev->code = (uint32_t)c->repaired;
+        ev->code =
+            (uint32_t)c->repaired | (uint32_t)c->missing_opener << 1 | (uint32_t)c->unfit << 2;
         return TP_OK;
     }
     if (!valid) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
@@ -779,6 +794,7 @@ static tp_status finish_call(tp_emitter *e) {
     TP_TRY(push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
                       c->name.len, &ev));
     ev->offset = e->offset; /* where an error found in reading the arguments is reported */
+    ev->code = (uint32_t)c->missing_opener << 1 | (uint32_t)c->unfit << 2;
     return TP_OK;
 }
 

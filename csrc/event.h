@@ -11,11 +11,15 @@ typedef enum tp_event_kind {
     TP_EV_CONTENT = 2,
     TP_EV_CALL_START = 3, /* text: name; aux: the id the output carried (may be empty) */
     TP_EV_ARGS = 4,       /* text: the next piece of the arguments JSON */
-    TP_EV_CALL_END = 5,   /* text: the whole arguments JSON; aux: name; offset: its end */
+    TP_EV_CALL_END = 5,   /* text: the whole arguments JSON; aux: name; offset: its end;
+                           * code: 2 set when the call was written without its opening
+                           * marker (repair grammars), 4 set when a value that fit none of
+                           * its types went in as a string (repair: it must convert) */
     TP_EV_ERROR = 6,      /* code: kind; msg: message; text: detail (a name) */
     TP_EV_CALL_REPAIR = 7 /* repair mode: a call whose arguments need repair; text: its
                            * arguments as written; aux: name; offset: where it ended;
-                           * code: 1 when the end of the output stood for its closing */
+                           * code: 1 set when the end of the output stood for its closing;
+                           * 2 and 4 as for TP_EV_CALL_END */
 } tp_event_kind;
 
 typedef enum tp_error_kind {

@@ -391,6 +391,19 @@ tp_json_verdict tp_json_feed(tp_json *s, const uint8_t *buf, size_t len, size_t 
                 continue;
             }
             if (b == s->stack[s->depth - 1]) goto close_container;
+            if (s->dialect == TP_JSON_LENIENT) {
+                /* a comma left out: the next member's key, or an array's next string,
+                 * object or array (a number or a literal after one is no clear start) */
+                if (s->stack[s->depth - 1] == C_OBJECT) {
+                    if (b == '"' || b == '\'' || (cls[b] & B_IDENT_START)) {
+                        s->relax |= TP_JSON_R_MISSING_COMMA;
+                        goto key;
+                    }
+                } else if (b == '"' || b == '\'' || b == '{' || b == '[') {
+                    s->relax |= TP_JSON_R_MISSING_COMMA;
+                    goto value;
+                }
+            }
             FAIL(TP_JSON_E_UNEXPECTED_BYTE);
 
         case ST_STR:
@@ -722,8 +735,8 @@ const char *tp_json_reason_name(tp_json_reason reason) {
 
 const char *tp_json_relaxation_name(unsigned bit_index) {
     static const char *const names[TP_JSON_RELAXATION_COUNT] = {
-        "trailing_comma", "single_quote",      "unquoted_key",
-        "python_literal", "control_character", "lone_surrogate"};
+        "trailing_comma",    "single_quote",   "unquoted_key", "python_literal",
+        "control_character", "lone_surrogate", "missing_comma"};
     return bit_index < TP_JSON_RELAXATION_COUNT ? names[bit_index] : NULL;
 }
 

@@ -44,9 +44,10 @@ enum {
     TP_JSON_R_UNQUOTED_KEY = 1u << 2,
     TP_JSON_R_PYTHON_LITERAL = 1u << 3,
     TP_JSON_R_CONTROL_CHARACTER = 1u << 4,
-    TP_JSON_R_LONE_SURROGATE = 1u << 5
+    TP_JSON_R_LONE_SURROGATE = 1u << 5,
+    TP_JSON_R_MISSING_COMMA = 1u << 6
 };
-#define TP_JSON_RELAXATION_COUNT 6
+#define TP_JSON_RELAXATION_COUNT 7
 
 /* max_depth: 1..TP_JSON_MAX_DEPTH_CEILING.  Caller frees *out with tp_json_free(). */
 tp_status tp_json_new(tp_json_dialect dialect, uint32_t max_depth, tp_json **out);

@@ -83,6 +83,7 @@ enum {
     TP_ROLE_PARAM_NAME,
     TP_ROLE_PARAM_VALUE,
     TP_ROLE_REPAIRED, /* marks the open call as salvaged (repair grammars) */
+    TP_ROLE_MISSING_OPENER, /* marks the open call as written without its opening marker */
     TP_ROLE_COUNT
 };
 

@@ -102,6 +102,7 @@ cdef extern from "toolparse.h" nogil:
     ctypedef enum tp_error_message:
         TP_MSG_ENDED_INSIDE_CALL
         TP_MSG_NOT_AN_OBJECT
+        TP_MSG_INVALID_ARGUMENTS
     ctypedef struct tp_tools:
         pass
     tp_status tp_tools_new(const uint8_t *blob, size_t len, tp_tools **out)

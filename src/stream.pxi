@@ -341,7 +341,8 @@ cdef class NativeStream:
                 out.append(ToolCallStart(ev.index, call_id,
                                          _text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_CALL_END:
-                self._call_end(ev, _text(arena, ev.text_off, ev.text_len), arena, out, ())
+                self._call_end(ev, _text(arena, ev.text_off, ev.text_len), arena, out,
+                               (_MISSING_OPENER,) if ev.code & 2 else ())
             elif ev.kind == TP_EV_CALL_REPAIR:
                 self._repaired_call(ev, arena, out)
             else:
@@ -364,8 +365,15 @@ cdef class NativeStream:
             self._error("invalid_arguments", str(exc), ev, out)
             return
         name = _text(arena, ev.aux_off, ev.aux_len)
+        if ev.code & 4 and self.coerce is None:  # (no stated type to convert it to)
+            self._error("invalid_arguments", _ERROR_MESSAGES[TP_MSG_INVALID_ARGUMENTS], ev, out)
+            return
         if self.coerce is not None:  # repair mode: the arguments just went out whole
-            coerced = self.coerce(name, arguments, _CLOSED_AT_END in repairs)
+            try:
+                coerced = self.coerce(name, arguments, _CLOSED_AT_END in repairs, ev.code & 4 != 0)
+            except ValueError as exc:  # a value written as text that converts to no type
+                self._error("invalid_arguments", str(exc), ev, out)
+                return
             if coerced is not None:
                 (arguments, arguments_json), repairs = coerced, repairs + (_COERCED_VALUES,)
                 _replace_args_delta(out, ev.index, arguments_json)
@@ -377,7 +385,8 @@ cdef class NativeStream:
     cdef _repaired_call(self, const tp_event *ev, const uint8_t *arena, list out):
         """A call the repair opt-in may salvage: repaired arguments, or an error."""
         try:
-            repaired = _repair_arguments(_text(arena, ev.text_off, ev.text_len), ev.code != 0)
+            repaired = _repair_arguments(_text(arena, ev.text_off, ev.text_len),
+                                         ev.code & 1 != 0)
         except _NothingLeft:
             self._error("incomplete", _ERROR_MESSAGES[TP_MSG_ENDED_INSIDE_CALL], ev, out)
             return
@@ -388,6 +397,8 @@ cdef class NativeStream:
             self._error("invalid_arguments", _ERROR_MESSAGES[TP_MSG_NOT_AN_OBJECT], ev, out)
             return
         arguments_json, repairs = repaired
+        if ev.code & 2:
+            repairs = (_MISSING_OPENER,) + repairs
         out.append(_args_delta(ev.index, arguments_json))
         self._call_end(ev, arguments_json, arena, out, repairs)
 

@@ -212,6 +212,15 @@ def expected_summary(fixture: Fixture) -> dict[str, Any]:
     return {key: fixture.expected[key] for key in ("message", "errors", "finish_reason")}
 
 
+def errors_after_reasoning(message: Message, raw: bytes, rest: str | None) -> list[str]:
+    """The kinds of the message's errors from where `rest` (the end of the output, the
+    text after its reasoning) begins: what a tool parser handed that text reports.  A
+    reasoning parser has no way to report an error: a marker that strays into the
+    reasoning is dropped there all the same."""
+    start = len(raw) - len((rest or "").encode())
+    return [e.kind for e in message.errors if e.offset is None or e.offset >= start]
+
+
 def text_of(events: Sequence[Any], kind: type) -> str:
     return "".join(e.text for e in events if type(e) is kind)
 

@@ -18,6 +18,7 @@ def configure(
     nothing_left: type[ValueError],
     coerced_values: str,
     closed_at_end: str,
+    missing_opener: str,
     load_arguments: Callable[[str], Any],
     detailed_message: Callable[[int, str], str],
     default_limits: Limits,

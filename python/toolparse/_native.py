@@ -22,7 +22,13 @@ from .arguments import load_arguments
 from .errors import ERROR_KINDS, MESSAGES, Msg, detailed_message, raise_for_status
 from .limits import DEFAULT_LIMITS, LIMIT_NAMES
 from .message import ParseError, ToolCall
-from .repair import CLOSED_AT_END, COERCED_VALUES, NothingLeft, repair_arguments
+from .repair import (
+    CLOSED_AT_END,
+    COERCED_VALUES,
+    MISSING_OPENER,
+    NothingLeft,
+    repair_arguments,
+)
 
 configure(
     raise_for_status=raise_for_status,
@@ -33,6 +39,7 @@ configure(
     nothing_left=NothingLeft,
     coerced_values=COERCED_VALUES,
     closed_at_end=CLOSED_AT_END,
+    missing_opener=MISSING_OPENER,
     load_arguments=load_arguments,
     detailed_message=detailed_message,
     default_limits=DEFAULT_LIMITS,

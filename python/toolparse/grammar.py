@@ -25,6 +25,7 @@ Role = Literal[
     "param_name",
     "param_value",
     "repaired",
+    "missing_opener",
 ]
 ROLES: tuple[Role, ...] = (
     "reasoning",
@@ -36,6 +37,7 @@ ROLES: tuple[Role, ...] = (
     "param_name",
     "param_value",
     "repaired",  # marks the open call as salvaged (repair grammars)
+    "missing_opener",  # marks the open call as written without its opening marker (repair)
 )
 DIALECTS = ("strict", "lenient", "python")
 

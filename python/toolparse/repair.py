@@ -8,6 +8,9 @@ and log why.  Without the opt-in the same input is a ParseError.
 
 The repairs a call may name, in this order:
 
+- ``missing_opener``: the call was written without the marker that opens a call, where
+  the format's repair mode knows models to leave it out (Gemma 4's bare ``call:NAME{...}``
+  after its thought channel); the grammar marks it, not this module;
 - ``closed_at_end``: the output ended inside the call; its closing marker, and any
   string, object or array still open, was taken as given there (a string keeps the
   text it has, a literal its only completion: ``tr`` is true);
@@ -16,12 +19,17 @@ The repairs a call may name, in this order:
   invents a value.  Where that leaves no member at all, the call is incomplete
   (NothingLeft), not repaired;
 - ``lenient_arguments``: the arguments were not strict JSON and were read leniently
-  (single quotes, bare keys, Python's True / False / None, trailing commas, raw control
-  characters, unknown escapes, lone surrogates);
-- ``coerced_values``: a top-level value fit its schema's types only once converted
+  (single quotes, bare keys, Python's True / False / None, trailing commas, a comma left
+  out before an object's next key or before an array's next string, object or array,
+  raw control characters, unknown escapes, lone surrogates);
+- ``coerced_values``: a value (at the top level, or inside an object or an array where
+  the schema states its properties' or items' types) fit them only once converted
   (coerce_arguments()): ``"2"`` for an integer, ``"true"`` for a boolean, ``2`` for a
   string, an object written as a JSON string; a value that fits no type even then is
-  left as the model wrote it, for the validator to refuse.
+  left as the model wrote it, for the validator to refuse.  A parameter written as text
+  (XML-style formats) whose text fit none of its types is read leniently from its text
+  first (``"3"`` in quotes, ``{k: 'v'}``, ``[1, 2,]``); one that converts to no type
+  either stays ``invalid_arguments``, as without repair.
 """
 
 from __future__ import annotations
@@ -33,19 +41,22 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from .arguments import duplicate_key, load_arguments
+from .errors import value_type
+from .tools import Stated
 
 # Deeper arguments are not salvaged (the scanner's default depth limit is 512; this keeps
 # the recursive reader far from Python's own limit).
 MAX_DEPTH = 200
 
+MISSING_OPENER = "missing_opener"
 CLOSED_AT_END = "closed_at_end"
 DROPPED_MEMBER = "dropped_member"
 LENIENT_ARGUMENTS = "lenient_arguments"
 COERCED_VALUES = "coerced_values"
-REPAIRS = (CLOSED_AT_END, DROPPED_MEMBER, LENIENT_ARGUMENTS, COERCED_VALUES)
+REPAIRS = (MISSING_OPENER, CLOSED_AT_END, DROPPED_MEMBER, LENIENT_ARGUMENTS, COERCED_VALUES)
 
 # what a repair-mode stream calls at each call's end: coerce_call() with the tools' types
-Coerce = Callable[[str, Any, bool], "tuple[dict[str, Any], str] | None"]
+Coerce = Callable[[str, Any, bool, bool], "tuple[dict[str, Any], str] | None"]
 
 _Open = TypeVar("_Open", dict[str, Any], list[Any])
 _MISSING: Any = object()  # input ended before a value began
@@ -150,6 +161,8 @@ class _Reader:
             comma = self.text[self.at] == ","
             if comma:
                 self.at += 1
+            elif self.text[self.at] in "\"'" or _IDENTIFIER.match(self.text, self.at):
+                self.lenient = True  # a comma left out before the next key
             elif self.text[self.at] != "}":
                 raise _Invalid
 
@@ -173,6 +186,8 @@ class _Reader:
             comma = self.text[self.at] == ","
             if comma:
                 self.at += 1
+            elif self.text[self.at] in "\"'{[":
+                self.lenient = True  # a comma left out before a string, object or array
             elif self.text[self.at] != "]":
                 raise _Invalid
 
@@ -279,7 +294,7 @@ def repair_arguments(text: str, closed_at_end: bool = False) -> tuple[str, tuple
     if reader.at < len(text) and reader.space():
         return None  # more after the object
     done = (closed_at_end or reader.cut, reader.dropped, reader.lenient)
-    repairs = tuple(name for name, did in zip(REPAIRS[:3], done, strict=True) if did)
+    repairs = tuple(name for name, did in zip(REPAIRS[1:4], done, strict=True) if did)
     if reader.dropped and not value:
         raise NothingLeft
     if not repairs:
@@ -339,40 +354,115 @@ def _converted(value: Any, kind: str) -> Any:
     return _MISSING
 
 
+def _written_value(text: str) -> Any:
+    """The one value a text holds, read leniently (``"3"``, ``{k: 2}``, ``[1, 2,]``), or
+    _MISSING: a parameter's value written as text that fit none of its types."""
+    reader = _Reader(text)
+    try:
+        value = reader.value(0)
+    except (_Invalid, ValueError):
+        return _MISSING
+    if reader.cut or reader.space():
+        return _MISSING  # no value, one left open, or more after it
+    return value
+
+
+def _coerced_value(value: Any, kinds: tuple[str, ...], written: bool) -> Any:
+    """value converted to the first of kinds it converts to, or _MISSING (it fits one
+    already, or converts to none); written: see coerce_arguments()."""
+    if not kinds or any(_fits(value, kind) for kind in kinds):
+        return _MISSING
+    candidates = [value]
+    if written and isinstance(value, str):
+        read = _written_value(value)
+        if read is not _MISSING:
+            candidates.insert(0, read)
+    for candidate in candidates:
+        if any(_fits(candidate, kind) for kind in kinds):
+            return candidate
+        for kind in kinds:
+            found = _converted(candidate, kind)
+            if found is not _MISSING:
+                return found
+    return _MISSING
+
+
+def _coerced(value: Any, schema: Stated, written: bool) -> Any:
+    """value with it and what it holds converted to the types the schema states at each
+    place, or _MISSING where nothing needed it."""
+    found = _coerced_value(value, schema.types, written)
+    changed = found is not _MISSING
+    value = found if changed else value
+    if isinstance(value, dict) and schema.properties:
+        inner = {
+            k: _coerced(v, schema.properties[k], False)
+            for k, v in value.items()
+            if k in schema.properties
+        }
+        if any(v is not _MISSING for v in inner.values()):
+            value = {
+                k: inner[k] if inner.get(k, _MISSING) is not _MISSING else v
+                for k, v in value.items()
+            }
+            changed = True
+    elif isinstance(value, list) and schema.items is not None:
+        items = schema.items
+        inner_items = [_coerced(v, items, False) for v in value]
+        if any(v is not _MISSING for v in inner_items):
+            value = [v if c is _MISSING else c for v, c in zip(value, inner_items, strict=True)]
+            changed = True
+    return value if changed else _MISSING
+
+
 def coerce_arguments(
-    arguments: dict[str, Any], types: Mapping[str, tuple[str, ...]]
+    arguments: dict[str, Any],
+    schemas: Mapping[str, Stated | tuple[str, ...]],
+    written: bool = False,
 ) -> dict[str, Any] | None:
-    """The arguments with each top-level value that fits none of its parameter's stated
-    types converted to the first of them it converts to; None when none needed it."""
+    """The arguments with each value that fits none of the types its schema states, at
+    the top level and inside objects and arrays, converted to the first of them it
+    converts to; None when none needed it.  schemas: parameter -> toolparse.tools.Stated
+    (or just its types).  written: the arguments were written as text (XML-style
+    parameters), and a top-level value that fit none of its types came as a string of its
+    text, which may hold a value of one (``"3"`` quoted, an object with bare keys): it is
+    read leniently first."""
     changed = dict(arguments)
     did = False
     for name, value in arguments.items():
-        kinds = types.get(name)
-        if not kinds or any(_fits(value, kind) for kind in kinds):
+        schema = schemas.get(name)
+        if schema is None:
             continue
-        for kind in kinds:
-            found = _converted(value, kind)
-            if found is not _MISSING:
-                changed[name], did = found, True
-                break
+        if isinstance(schema, tuple):
+            schema = Stated(schema)
+        found = _coerced(value, schema, written)
+        if found is not _MISSING:
+            changed[name], did = found, True
     return changed if did else None
 
 
 def coerce_call(
-    stated: Mapping[str, Mapping[str, tuple[str, ...]]],
+    stated: Mapping[str, Mapping[str, Stated]],
     name: str,
     arguments: Any,
     closed_at_end: bool,
+    unfit: bool = False,
 ) -> tuple[dict[str, Any], str] | None:
     """A call's arguments (as read) with their values coerced to the tool's stated types
-    (coerce_arguments(); stated: toolparse.tools.stated_types()), and their JSON; None when
+    (coerce_arguments(); stated: toolparse.tools.stated_schemas()), and their JSON; None when
     none needed it: what a repair-mode stream asks at each call's end, on both engines.
     closed_at_end: the end of the output closed the call, so its last value may be cut
-    short and is not converted ("1" of "12" is no integer 1)."""
-    types = stated.get(name)
-    if not types or not isinstance(arguments, dict):
+    short and is not converted ("1" of "12" is no integer 1).  unfit: a value written as
+    text fit none of its types and came as a string of its text (coerce_arguments(...,
+    written=True)); one that does not convert either is ValueError, as without repair."""
+    types = stated.get(name) or {}
+    if not isinstance(arguments, dict):
         return None
-    if closed_at_end and arguments:
+    if closed_at_end and arguments and not unfit:
         types = {k: v for k, v in types.items() if k != list(arguments)[-1]}
-    changed = coerce_arguments(arguments, types)
+    changed = coerce_arguments(arguments, types, written=unfit)
+    if unfit:
+        for key, value in (changed or arguments).items():
+            schema = types.get(key)
+            if schema and schema.types and not any(_fits(value, k) for k in schema.types):
+                raise ValueError(value_type(key))
     return None if changed is None else (changed, json.dumps(changed, ensure_ascii=False))

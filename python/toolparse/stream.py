@@ -20,7 +20,7 @@ from .reference.emitter import param_schemas
 from .reference.m3value import encode_node
 from .reference.stream import ReferenceStream
 from .repair import coerce_call
-from .tools import param_types, stated_types
+from .tools import param_types, stated_schemas
 
 if TYPE_CHECKING:
     from ._native import NativePool, NativeProgram, NativeStream, NativeTools
@@ -201,7 +201,7 @@ class StreamParser:
             native_tools(tools) if tools is not None and engine == "native" else None
         )
         # repair mode: values coerced to the types the tools' schemas state
-        stated = stated_types(tools) if repair and tools is not None else {}
+        stated = stated_schemas(tools) if repair and tools is not None else {}
         self._coerce = partial(coerce_call, stated) if any(stated.values()) else None
         self._stream: NativeStream | ReferenceStream
         self.reset()

@@ -117,14 +117,44 @@ def param_types(tools: Sequence[Mapping[str, Any]] | None) -> ParamTypes:
     }
 
 
-def stated_types(tools: Sequence[Mapping[str, Any]] | None) -> ParamTypes:
-    """tool name -> parameter name -> the JSON types its schema names; a parameter whose
-    schema names none (any value fits it) is left out."""
+@dataclass(frozen=True)
+class Stated:
+    """What a schema states of a value: the JSON types it names (none: any value fits),
+    and the same of its properties and its items; what a repair converts a value to."""
+
+    types: tuple[str, ...]
+    properties: Mapping[str, Stated] = field(default_factory=dict)
+    items: Stated | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.types or self.properties or self.items)
+
+
+def stated(spec: Any, depth: int = 0) -> Stated:
+    """The Stated of a (reference-free) schema, its nesting read MAX_REF_DEPTH deep."""
+    if not isinstance(spec, Mapping) or depth > MAX_REF_DEPTH:
+        return Stated(())
+    properties = spec.get("properties")
+    items = spec.get("items")
+    return Stated(
+        _named_types(spec),
+        {
+            key: found
+            for key, sub in (properties.items() if isinstance(properties, Mapping) else ())
+            if (found := stated(sub, depth + 1))
+        },
+        (found if (found := stated(items, depth + 1)) else None)
+        if isinstance(items, Mapping)
+        else None,
+    )
+
+
+def stated_schemas(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, dict[str, Stated]]:
+    """tool name -> parameter name -> what its schema states; a parameter whose schema
+    states nothing (any value fits it) is left out."""
     return {
         tool.name: {
-            name: named
-            for name, spec in tool.parameter_schemas.items()
-            if (named := _named_types(spec))
+            name: found for name, spec in tool.parameter_schemas.items() if (found := stated(spec))
         }
         for tool in read_tools(tools)
     }

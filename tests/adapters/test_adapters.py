@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolparse
-from engines import FIXTURE_IDS, FIXTURES, Fixture
+from engines import FIXTURE_IDS, FIXTURES, Fixture, errors_after_reasoning
 from toolparse.adapters import _translate as tr
 from toolparse.adapters._translate import (
     CallDelta,
@@ -77,6 +77,7 @@ class Stream:
     order: list[int] = field(default_factory=list)
     errors: list[toolparse.ParseError] = field(default_factory=list)
     repaired: list[int] = field(default_factory=list)
+    rest: str = ""  # what a pair handed the tool side
 
     def add(self, delta: Delta) -> None:
         self.reasoning += delta.reasoning
@@ -323,7 +324,7 @@ def test_the_split_then_the_rest_is_the_whole_parse(fixture: Fixture) -> None:
     assert [(c.name, c.arguments) for c in tail.tool_calls] == [
         (c.name, c.arguments) for c in whole.tool_calls
     ]
-    assert [e.kind for e in tail.errors] == [e.kind for e in whole.errors]
+    assert [e.kind for e in tail.errors] == errors_after_reasoning(whole, fixture.raw, rest)
 
 
 def pair(
@@ -341,19 +342,23 @@ def pair(
         **tool_options(fixture),
     )
     stream = Stream()
+
+    def tool_side(text: str) -> None:
+        stream.rest += text
+        stream.add(translator.feed(text))
+
     for piece in pieces(text_of(fixture), mode):
         if splitter.ended:
-            stream.add(translator.feed(piece))
+            tool_side(piece)
             continue
         delta = splitter.feed(piece)
         stream.reasoning += delta.reasoning
         if splitter.ended:
-            rest = delta.content + splitter.finish().content
-            stream.add(translator.feed(rest))
+            tool_side(delta.content + splitter.finish().content)
     if not splitter.ended:
         last = splitter.finish()
         stream.reasoning += last.reasoning
-        stream.add(translator.feed(last.content))
+        tool_side(last.content)
     stream.add(translator.finish(fixture.finish))
     return stream, translator
 
@@ -372,7 +377,9 @@ def test_the_pair_streams_the_whole_message(fixture: Fixture, mode: str | int, h
     assert [(c["name"], c["arguments"]) for c in sent] == [
         (c.name, c.arguments_json) for c in whole.tool_calls
     ]
-    assert [e.kind for e in stream.errors] == [e.kind for e in whole.errors]
+    assert [e.kind for e in stream.errors] == errors_after_reasoning(
+        whole, fixture.raw, stream.rest
+    )
 
 
 def test_the_splitter_ends_with_the_first_text_after_the_reasoning() -> None:

@@ -173,8 +173,8 @@ static void test_names(void) {
         "leading_zero", "invalid_escape",  "lone_surrogate", "control_character", "invalid_utf8",
     };
     static const char *const relaxations[] = {
-        "trailing_comma", "single_quote",      "unquoted_key",
-        "python_literal", "control_character", "lone_surrogate",
+        "trailing_comma",    "single_quote",   "unquoted_key",  "python_literal",
+        "control_character", "lone_surrogate", "missing_comma",
     };
     unsigned i;
     CHECK_EQ(sizeof reasons / sizeof *reasons, TP_JSON_E_INVALID_UTF8);
@@ -187,6 +187,7 @@ static void test_names(void) {
     CHECK(tp_json_relaxation_name(31) == NULL);
     CHECK_EQ(TP_JSON_R_TRAILING_COMMA, 1u << 0);
     CHECK_EQ(TP_JSON_R_LONE_SURROGATE, 1u << 5);
+    CHECK_EQ(TP_JSON_R_MISSING_COMMA, 1u << 6);
 }
 
 static void test_documented_example(void) {

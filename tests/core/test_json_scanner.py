@@ -494,6 +494,10 @@ RELAXED = [
     (b'"\\ud800"', "lone_surrogate"),
     (b'"\\udc00"', "lone_surrogate"),
     (b'"\\ud800\\u0041"', "lone_surrogate"),
+    (b'{"a": 1 "b": 2}', "missing_comma"),
+    (b'{"a":"x""b":true\n"c":null}', "missing_comma"),
+    (b'{"a": [1] "b": {}}', "missing_comma"),
+    (b'["a" "b" {"c": 1} [2]]', "missing_comma"),
 ]
 
 
@@ -509,7 +513,7 @@ def test_lenient_relaxation_is_recorded(impl, data, relaxation):
 
 
 def test_relaxations_are_listed_in_documented_order(impl):
-    data = b'{"s": "\\udc00\t", b: [None, \'x\',], }'
+    data = b'{"s": "\\udc00\t" b: [None, \'x\',], }'
     scanner, verdict = both_ways(impl, data, "lenient")
     assert verdict == "complete"
     assert scanner.relaxations == (
@@ -519,6 +523,7 @@ def test_relaxations_are_listed_in_documented_order(impl):
         "python_literal",
         "control_character",
         "lone_surrogate",
+        "missing_comma",
     )
 
 
@@ -537,7 +542,25 @@ def test_lenient_without_relaxations_is_not_repaired(impl):
     assert (scanner.relaxations, scanner.repaired) == ((), False)
 
 
-@pytest.mark.parametrize("data", [b"[NaN]", b"[Infinity]", b"[0x10]", b"[1,,]", b"{a: b}", b"//"])
+@pytest.mark.parametrize(
+    "data",
+    # a comma is never taken as left out before a number or a literal ([1 2] and [1 -2]
+    # are no lists a reader can be sure of), nor before anything but a key in an object
+    [
+        b"[NaN]",
+        b"[Infinity]",
+        b"[0x10]",
+        b"[1,,]",
+        b"{a: b}",
+        b"//",
+        b"[1 2]",
+        b"[1 -2]",
+        b'["a" true]',
+        b'{"a": 1 2}',
+        b'{"a": 1 {}}',
+        b'{"a": 1 "b"}',
+    ],
+)
 def test_lenient_rejects_what_no_relaxation_covers(impl, data):
     _, verdict = both_ways(impl, data, "lenient")
     assert verdict == "error"

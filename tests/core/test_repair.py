@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from engines import ENGINES, run_events
 from toolparse import ParseError, StreamParser, ToolCallArgsDelta, ToolCallEnd, parse
 from toolparse.repair import NothingLeft, coerce_arguments, repair_arguments
+from toolparse.tools import stated_schemas
 
 by_engine = pytest.mark.parametrize("engine", ENGINES)
 
@@ -38,6 +39,13 @@ by_engine = pytest.mark.parametrize("engine", ENGINES)
             ("lenient_arguments",),
         ),
         ('{"a": "lone \\ud800!"}', {"a": "lone \ufffd!"}, ("lenient_arguments",)),
+        # a comma left out before the next key, or before an array's next string, object
+        # or array
+        (
+            '{"a": 1 "b": "x"\n c: [{"d": 1} {"e": 2} "f" \'g\'] "h": true}',
+            {"a": 1, "b": "x", "c": [{"d": 1}, {"e": 2}, "f", "g"], "h": True},
+            ("lenient_arguments",),
+        ),
         # cut off: a string keeps its text, containers close, a literal takes its only
         # completion; a member whose value never began, or was a number, goes
         ('{"a": "hel', {"a": "hel"}, ("closed_at_end",)),
@@ -73,7 +81,19 @@ def test_the_end_of_the_output_standing_for_the_closing_is_named() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "[1, 2]", '"a"', '{"a": x}', '{"a": 1} trailing', '{"a": 1.2.3}', '{"a" 1}', "{a b}"],
+    [
+        "",
+        "[1, 2]",
+        '"a"',
+        '{"a": x}',
+        '{"a": 1} trailing',
+        '{"a": 1.2.3}',
+        '{"a" 1}',
+        "{a b}",
+        '{"a": [1 2]}',
+        '{"a": 1 2}',
+        '{"a": ["x" true]}',
+    ],
 )
 def test_repair_does_not_guess(text: str) -> None:
     assert repair_arguments(text) is None
@@ -234,3 +254,95 @@ def test_repair_mode_coerces_the_values_and_names_it(engine: str) -> None:
         text[: text.index('"any"')], "hermes", tools=TYPED_TOOLS, engine=engine, repair=True
     )
     assert cut.tool_calls[0].repairs == ("closed_at_end", "coerced_values")
+
+
+NESTED_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "book",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "guest": {
+                        "type": "object",
+                        "properties": {"age": {"type": "integer"}, "name": {"type": "string"}},
+                    },
+                    "nights": {"type": "array", "items": {"type": "integer"}},
+                    "extras": {"type": "array", "items": {"type": "object"}},
+                    "notes": {},
+                },
+            },
+        },
+    }
+]
+
+
+def test_values_inside_objects_and_arrays_are_coerced_where_the_schema_says() -> None:
+    schemas = stated_schemas(NESTED_TOOLS)["book"]
+    arguments = {
+        "guest": {"age": "41", "name": 7, "pet": "3"},  # "pet" states nothing: kept
+        "nights": ["2", 3, "x"],  # "x" converts to no integer: left for the validator
+        "extras": ['{"k": 1}'],
+        "notes": {"n": "1"},
+    }
+    assert coerce_arguments(arguments, schemas) == {
+        "guest": {"age": 41, "name": "7", "pet": "3"},
+        "nights": [2, 3, "x"],
+        "extras": [{"k": 1}],
+        "notes": {"n": "1"},
+    }
+    assert coerce_arguments({"guest": {"age": 41}, "nights": [1]}, schemas) is None
+    # a guest written as a JSON string is read, then its age converted
+    assert coerce_arguments({"guest": '{"age": "5"}'}, schemas) == {"guest": {"age": 5}}
+
+
+@by_engine
+def test_repair_mode_coerces_nested_values(engine: str) -> None:
+    text = (
+        '<tool_call>\n{"name": "book", "arguments": '
+        '{"guest": {"age": "41"}, "nights": ["2", "3"]}}\n</tool_call>'
+    )
+    call = parse(text, "hermes", tools=NESTED_TOOLS, engine=engine, repair=True).tool_calls[0]
+    assert (call.arguments, call.repairs) == (
+        {"guest": {"age": 41}, "nights": [2, 3]},
+        ("coerced_values",),
+    )
+
+
+@by_engine
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [('"3"', 3), ("'3'", 3), (" 3.0 ", 3.0)],
+)
+def test_repair_mode_reads_a_typed_value_from_its_text(
+    engine: str, written: str, read: Any
+) -> None:
+    text = (
+        "<tool_call>\n<function=f>\n<parameter=n>\n"
+        f"{written}\n</parameter>\n</function>\n</tool_call>"
+    )
+    strict = parse(text, "qwen3_coder", tools=TYPED_TOOLS, engine=engine)
+    repaired = parse(text, "qwen3_coder", tools=TYPED_TOOLS, engine=engine, repair=True)
+    if written.strip() == "3.0":  # it fits as written: no repair
+        assert [c.arguments for c in strict.tool_calls] == [{"n": read}]
+        assert repaired.tool_calls[0].repairs == ()
+        return
+    assert [e.kind for e in strict.errors] == ["invalid_arguments"]
+    assert [(c.arguments, c.repairs) for c in repaired.tool_calls] == [
+        ({"n": read}, ("coerced_values",))
+    ]
+
+
+@by_engine
+@pytest.mark.parametrize("written", ["three", '"three"', "[3]", "{n: 3}", '"3'])
+def test_repair_mode_never_guesses_a_typed_value(engine: str, written: str) -> None:
+    text = (
+        "<tool_call>\n<function=f>\n<parameter=n>\n"
+        f"{written}\n</parameter>\n</function>\n</tool_call>"
+    )
+    repaired = parse(text, "qwen3_coder", tools=TYPED_TOOLS, engine=engine, repair=True)
+    assert repaired.tool_calls == []
+    assert [(e.kind, e.message) for e in repaired.errors] == [
+        ("invalid_arguments", "the value of 'n' fits none of the types its schema allows")
+    ]

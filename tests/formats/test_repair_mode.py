@@ -24,7 +24,7 @@ from test_format_properties import checked_cuts
 from engines import ENGINES, FIXTURES, Fixture, merge_deltas, random_sizes, run_events
 from toolparse import End, ToolCall, ToolCallEnd, get_format
 from toolparse.repair import REPAIRS, coerce_arguments
-from toolparse.tools import stated_types
+from toolparse.tools import stated_schemas
 
 by_fixture = pytest.mark.parametrize("fixture", FIXTURES, ids=[f.id for f in FIXTURES])
 by_engine = pytest.mark.parametrize("engine", ENGINES)
@@ -42,7 +42,7 @@ def test_an_output_without_errors_reads_the_same_in_repair_mode(
     if get_format(fixture.format).fallback:
         pytest.skip("a raw-text fallback's repair mode also reads calls in its text")
     repaired = fixture.parse(engine, seed=ID_SEED, repair=True)
-    stated = stated_types(fixture.tools)
+    stated = stated_schemas(fixture.tools)
     calls = []
     for strict_call, call in zip(strict.tool_calls, repaired.tool_calls, strict=False):
         if call.repairs:  # only a coercion to the tool's types may differ

@@ -8,10 +8,13 @@ from typing import Literal
 
 from ..grammar import (
     Grammar,
+    Lit,
     Node,
     Program,
+    Ref,
     ahead,
     chars,
+    children,
     choice,
     cut,
     eof,
@@ -50,7 +53,8 @@ class Format:
     met where the format has no place for it is an `unexpected` error and dropped
     (_guard.py rewrites the grammar so).  Reasoning is guarded where a call marker ends
     it (call_in_reasoning "ends_reasoning"); where a call in reasoning is reasoning text
-    (a draft), so are the markers of that draft.
+    (a draft), so are the markers of that draft, and only the reasoning block's own
+    markers are guarded there (a second opener inside the block).
     text_markers: markers that may stand in text as they are (a REPL prompt, a word):
     content and reasoning keep them.
     reasoning_openers: the texts a rendered prompt ends with when the chat template opened
@@ -116,13 +120,24 @@ class Format:
         there, and never hold one (a grammar never writes a stray marker)."""
         if self.fallback:
             return self.grammar
-        guarded, in_reasoning = self._guarded_markers()
+        # (the reasoning block's own markers are not excluded from its text there: Lark's
+        # lowering of a text that ends at both <think> and </think> refuses "<tool_call>"
+        # inside it, which a format whose call markers are text in reasoning allows)
+        guarded, in_reasoning = self._guarded_markers(block_markers=False)
         return guard_markers(self.written_grammar, guarded, in_reasoning, strays=False)
 
-    def _guarded_markers(self) -> tuple[list[str], list[str]]:
-        """(the markers content is guarded against, those reasoning is)."""
+    def _guarded_markers(self, block_markers: bool = True) -> tuple[list[str], list[str]]:
+        """(the markers content is guarded against, those reasoning is): where a call's
+        markers are text in reasoning (call_in_reasoning="text"), the reasoning block's
+        own markers still are not (a second opener inside the block), with
+        block_markers."""
         guarded = [m for m in self.markers if m not in self.text_markers]
-        return guarded, guarded if self.call_in_reasoning == "ends_reasoning" else []
+        if self.call_in_reasoning == "ends_reasoning":
+            return guarded, guarded
+        if not block_markers:
+            return guarded, []
+        block = _reasoning_block_literals(self.written_grammar)
+        return guarded, [m for m in guarded if m in block]
 
     @cached_property
     def program(self) -> Program:
@@ -144,6 +159,29 @@ class Format:
                 raise ValueError(f"format {self.name!r} has no reasoning block to start in")
             return "start_in_reasoning"
         return "start"
+
+
+def _reasoning_block_literals(grammar: Grammar) -> set[str]:
+    """The literals of a grammar's reasoning block: its "think" and "reasoning_rest"
+    rules (the block's opener and closer)."""
+    found: set[str] = set()
+    seen: set[str] = set()
+
+    def walk(node: Node) -> None:
+        if isinstance(node, Lit):
+            found.add(node.text.decode("utf-8", "replace"))
+        elif isinstance(node, Ref):
+            if node.name in ("think", "reasoning_rest") and node.name not in seen:
+                seen.add(node.name)
+                walk(grammar.rules[node.name])
+        else:
+            for child in children(node):
+                walk(child)
+
+    for name in ("think", "reasoning_rest"):
+        if name in grammar.rules:
+            walk(Ref(name))
+    return found
 
 
 def skip_past(marker: str) -> Node:

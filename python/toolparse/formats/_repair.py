@@ -70,7 +70,7 @@ class _Rewriter:
             if node.name not in seen:
                 found = self.holds(self.grammar.rules[node.name], what, seen | {node.name})
         else:
-            found = any(self.holds(child, what, seen) for child in _children(node))
+            found = any(self.holds(child, what, seen) for child in g.children(node))
         self.contains[key] = found
         return found
 
@@ -153,7 +153,7 @@ class _Rewriter:
         if isinstance(node, g.Seq):
             return all(self.matches_at_end(i, seen) for i in node.items)
         if isinstance(node, (g.Choice, g.Recover)):
-            return any(self.matches_at_end(c, seen) for c in _children(node))
+            return any(self.matches_at_end(c, seen) for c in g.children(node))
         if isinstance(node, g.Tag):
             return self.matches_at_end(node.item, seen)
         if isinstance(node, g.Ref):
@@ -171,7 +171,7 @@ class _Rewriter:
         if isinstance(node, g.Ref):
             rule = self.grammar.rules[node.name]
             return node.name not in seen and self.runs_to_end(rule, seen | {node.name})
-        return any(self.runs_to_end(child, seen) for child in _children(node))
+        return any(self.runs_to_end(child, seen) for child in g.children(node))
 
     def tag(self, node: g.Tag, after: bool, in_call: bool) -> g.Node:
         if node.role == "tool_call":
@@ -256,18 +256,6 @@ def _cut_character() -> g.Node:
             g.Seq((byte(0xF0, 0xF4), g.Opt(g.Seq((more, g.Opt(more)))))),
         )
     )
-
-
-def _children(node: g.Node) -> tuple[g.Node, ...]:
-    if isinstance(node, g.Seq):
-        return node.items
-    if isinstance(node, g.Choice):
-        return node.alts
-    if isinstance(node, (g.Opt, g.Many, g.Ahead, g.Tag)):
-        return (node.item,)
-    if isinstance(node, g.Recover):
-        return (node.item, node.handler)
-    return ()
 
 
 def derive_repair(grammar: g.Grammar) -> g.Grammar:

@@ -13,7 +13,8 @@ Facts this grammar relies on:
 
 - ``<|channel>``, ``<channel|>``, ``<|tool_call>``, ``<tool_call|>``, ``<|"|>``, ``<|turn>``
   and ``<turn|>`` are special tokens of the Gemma 4 tokenizer; the serving stack must keep
-  them in the text (vLLM's gemma4 parsers force skip_special_tokens off).
+  them in the text (vLLM's gemma4 parsers force skip_special_tokens off).  ``<|"|>`` has
+  its place inside a call only: in content or reasoning it is reported and dropped.
 - The output may open with the turn header ``<|turn>model\\n`` (llama.cpp's
   common/parsers/gemma4.cpp accepts it there: after a tool response the chat template adds
   no header of its own); it is dropped.
@@ -63,6 +64,16 @@ Facts this grammar relies on:
   string ends at ``<|channel>``, so a channel opened inside a string is a broken call, not
   data.  Anything else (a bare word, ``None``, a Python-style number) makes the arguments
   invalid: no call is guessed.
+- Repair mode (StreamParser(repair=True)) also takes a call written without its
+  ``<|tool_call>``: ``call:NAME{...}`` right after ``<channel|>`` (the end of a thought
+  block, a stray one, or the empty block a thinking-off prompt ends with, so at the start
+  of the output too), optionally closed by ``<tool_call|>``, several in a row.  Gemma 4
+  checkpoints drop the opener there now and then; agent harnesses built on Gemma 4 read
+  such a call, vLLM and llama.cpp leave it in the content (they guess nothing, and
+  neither does the default parser here).  The call is marked repaired with
+  ``missing_opener``.  Only ``call:`` then a name of word characters then ``{`` starts
+  one; a broken one is an error and the rest of it (up to ``<tool_call|>``, the next
+  marker or the end of its line) is dropped.
 - Content is the text outside channels and calls (llama.cpp keeps the text before, between
   and after calls; vLLM and SGLang keep only the text before the first call).  Whitespace
   right after ``<tool_call|>`` is not content.
@@ -82,6 +93,7 @@ from ..grammar import (
     eof,
     lit,
     many,
+    many1,
     opt,
     recover,
     ref,
@@ -91,6 +103,7 @@ from ..grammar import (
     ws,
 )
 from ._base import Format, skip_past, skip_rest
+from ._repair import derive_repair
 
 CHANNEL_OPEN, CHANNEL_CLOSE = "<|channel>", "<channel|>"
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<|tool_call>", "<tool_call|>"
@@ -114,6 +127,11 @@ _CONTENT_ENDS = (
 def _separated(item: Node) -> Node:
     """item, then more of it after commas, with optional whitespace around each comma."""
     return seq(item, many(seq(ws(), lit(","), ws(), item)))
+
+
+def _arguments() -> Node:
+    """A call's ``{key:value,...}`` and the whitespace after it."""
+    return seq(lit("{"), ws(), opt(_separated(ref("argument"))), ws(), lit("}"), ws())
 
 
 def gemma_call_rules(
@@ -160,12 +178,7 @@ def gemma_call_rules(
         ws(),
         prefix,
         tag("tool_name", until("{", call_close, min1=True, need_stop=True)),
-        lit("{"),
-        ws(),
-        opt(_separated(ref("argument"))),
-        ws(),
-        lit("}"),
-        ws(),
+        _arguments(),
         close,
     )
     return {
@@ -204,6 +217,88 @@ _REASONING_REST = seq(
     opt(seq(lit(CHANNEL_CLOSE), ws())),
 )
 
+_RULES: dict[str, Node] = {
+    "start": seq(opt(lit(TURN_HEADER)), ws(), ref("body")),
+    # the prompt opened <|channel>thought\n; a repeated opener is dropped
+    "start_in_reasoning": seq(
+        opt(seq(lit(CHANNEL_OPEN), opt(lit(THOUGHT)), ws())),
+        ref("reasoning_rest"),
+        ref("body"),
+    ),
+    "reasoning_rest": _REASONING_REST,
+    "body": seq(
+        many(
+            choice(
+                ref("channel"),
+                ref("call"),
+                ref("stray_close"),
+                ref("turn_end"),
+                ref("content"),
+            )
+        ),
+        eof(),
+    ),
+    # <|channel>thought opens reasoning; any other channel opener is dropped
+    "channel": seq(
+        lit(CHANNEL_OPEN),
+        cut(),
+        opt(seq(lit(THOUGHT), cut(), ws(), ref("reasoning_rest"))),
+    ),
+    **gemma_call_rules(
+        TOOL_CALL_OPEN,
+        TOOL_CALL_CLOSE,
+        QUOTE,
+        call_prefixes=("call:", ":call:", ":"),
+        quoted_keys=True,
+        string_stops=(CHANNEL_OPEN,),
+        decode="gemma",
+        call_ends=(TURN_END,),
+    ),
+    "stray_close": choice(lit(CHANNEL_CLOSE), lit(TOOL_CALL_CLOSE)),
+    "turn_end": seq(choice(lit(TURN_END), lit(TOOL_RESPONSE)), cut(), skip_rest()),
+    "content": tag("content", until(*_CONTENT_ENDS, min1=True, commit=True)),
+}
+_ENTRIES = {"start": "start", "start_in_reasoning": "start_in_reasoning"}
+
+# Repair mode: a call written without <|tool_call> where the model leaves it out, after
+# <channel|> (see the module's docstring).
+_BARE_PREFIX = "call:"
+# A broken one is dropped up to its <tool_call|>, the next marker or the end of its line:
+# with no opener there may be no closer either (and a reasoning parser ahead of the tool
+# parser drops a <tool_call|> that closes nothing in its own reading).
+_BARE_CALL_SKIP = seq(
+    until(TOOL_CALL_CLOSE, "\n", TOOL_CALL_OPEN, CHANNEL_OPEN, TURN_END, TOOL_RESPONSE),
+    opt(lit(TOOL_CALL_CLOSE)),
+)
+_BARE_CALL_RULES: dict[str, Node] = {
+    "start": seq(opt(lit(TURN_HEADER)), ws(), opt(ref("bare_calls")), ref("body")),
+    "reasoning_rest": seq(
+        tag("reasoning", until(CHANNEL_CLOSE, *_REASONING_ENDS)),
+        opt(seq(lit(CHANNEL_CLOSE), ws(), opt(ref("bare_calls")))),
+    ),
+    "stray_close": choice(
+        seq(lit(CHANNEL_CLOSE), opt(seq(ws(), ref("bare_calls")))), lit(TOOL_CALL_CLOSE)
+    ),
+    "bare_calls": many1(ref("bare_call")),
+    "bare_call": seq(
+        ahead(seq(lit(_BARE_PREFIX), chars("A-Za-z0-9_.-", min1=True), lit("{"))),
+        lit(_BARE_PREFIX),
+        recover(
+            tag(
+                "tool_call",
+                seq(
+                    tag("missing_opener", seq()),
+                    tag("tool_name", until("{", min1=True, need_stop=True)),
+                    _arguments(),
+                    opt(lit(TOOL_CALL_CLOSE)),
+                ),
+            ),
+            _BARE_CALL_SKIP,
+        ),
+        ws(),
+    ),
+}
+
 FORMAT = Format(
     name="gemma4",
     aliases=("peg-gemma4",),
@@ -222,54 +317,13 @@ FORMAT = Format(
         TOOL_CALL_CLOSE,
         TURN_END,
         TOOL_RESPONSE,
+        QUOTE,
     ),
     call_markers=(TOOL_CALL_OPEN, TOOL_CALL_CLOSE),
     other_call_closers=(TURN_END,),
     argument_notation="Gemma values",
-    grammar=Grammar(
-        rules={
-            "start": seq(opt(lit(TURN_HEADER)), ws(), ref("body")),
-            # the prompt opened <|channel>thought\n; a repeated opener is dropped
-            "start_in_reasoning": seq(
-                opt(seq(lit(CHANNEL_OPEN), opt(lit(THOUGHT)), ws())),
-                ref("reasoning_rest"),
-                ref("body"),
-            ),
-            "reasoning_rest": _REASONING_REST,
-            "body": seq(
-                many(
-                    choice(
-                        ref("channel"),
-                        ref("call"),
-                        ref("stray_close"),
-                        ref("turn_end"),
-                        ref("content"),
-                    )
-                ),
-                eof(),
-            ),
-            # <|channel>thought opens reasoning; any other channel opener is dropped
-            "channel": seq(
-                lit(CHANNEL_OPEN),
-                cut(),
-                opt(seq(lit(THOUGHT), cut(), ws(), ref("reasoning_rest"))),
-            ),
-            **gemma_call_rules(
-                TOOL_CALL_OPEN,
-                TOOL_CALL_CLOSE,
-                QUOTE,
-                call_prefixes=("call:", ":call:", ":"),
-                quoted_keys=True,
-                string_stops=(CHANNEL_OPEN,),
-                decode="gemma",
-                call_ends=(TURN_END,),
-            ),
-            "stray_close": choice(lit(CHANNEL_CLOSE), lit(TOOL_CALL_CLOSE)),
-            "turn_end": seq(choice(lit(TURN_END), lit(TOOL_RESPONSE)), cut(), skip_rest()),
-            "content": tag("content", until(*_CONTENT_ENDS, min1=True, commit=True)),
-        },
-        entries={"start": "start", "start_in_reasoning": "start_in_reasoning"},
-    ),
+    grammar=Grammar(rules=_RULES, entries=_ENTRIES),
+    repair_grammar=derive_repair(Grammar(rules={**_RULES, **_BARE_CALL_RULES}, entries=_ENTRIES)),
     examples=(
         "<|channel>thought\nThe user wants the weather in Paris.<channel|>"
         '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,unit:<|"|>celsius<|"|>}<tool_call|>',

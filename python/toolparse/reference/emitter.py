@@ -23,7 +23,14 @@ from ..events import (
 )
 from ..limits import DEFAULT_LIMITS, Limits
 from ..message import ParseError, ToolCall
-from ..repair import CLOSED_AT_END, COERCED_VALUES, Coerce, NothingLeft, repair_arguments
+from ..repair import (
+    CLOSED_AT_END,
+    COERCED_VALUES,
+    MISSING_OPENER,
+    Coerce,
+    NothingLeft,
+    repair_arguments,
+)
 from ..tools import ParamTypes, param_types, read_tools, schema_types, tool_names
 from .gemmavalue import FUNCTIONGEMMA_QUOTE, gemma_value_to_json
 from .json import JsonScanner
@@ -308,6 +315,8 @@ class _Call:
     has_args: bool = False
     begun: bool = False  # the arguments have begun: the call is announced once named
     repaired: bool = False  # the grammar salvaged the call (its closing was cut off)
+    missing_opener: bool = False  # written without its opening marker (repair grammars)
+    unfit: bool = False  # repair: a value that fit none of its types went in as a string
     params: int = 0
     param: str | None = None
     param_types: tuple[str, ...] = ("string",)
@@ -383,6 +392,8 @@ class Emitter:
                 self._call_error("invalid_arguments", message(Msg.TWO_ARGUMENTS), out)
             call.has_args = call.begun = True
             self._announce(out)
+        elif call is not None and role == "missing_opener":
+            call.missing_opener = True
         elif call is not None and role == "repaired":
             call.repaired = True
             call.value_cut = call.value_cut or call.in_value
@@ -491,8 +502,14 @@ class Emitter:
                 else:
                     self._args(converted, out)
             else:
-                typed = typed_value(frame.data.decode("utf-8", "replace"), call.param_types)
-                if typed is None:
+                raw = frame.data.decode("utf-8", "replace")
+                typed = typed_value(raw, call.param_types)
+                if typed is None and self.repair and call.param_types != ("json",):
+                    # a string of its text, which the call's end must convert to one of
+                    # its types (toolparse.repair.coerce_call)
+                    call.unfit = True
+                    self._args(json_string(raw), out)
+                elif typed is None:
                     self._call_error("invalid_arguments", value_type(call.param), out)
                 else:
                     self._args(typed, out)
@@ -647,6 +664,8 @@ class Emitter:
         elif not valid:
             self._call_error("invalid_arguments", message(Msg.NOT_AN_OBJECT), out)
             return
+        if call.missing_opener:
+            repairs = (MISSING_OPENER, *repairs)
         assert call.index is not None and call.carried_id is not None
         try:
             arguments = load_arguments(arguments_json)
@@ -655,8 +674,17 @@ class Emitter:
                 out.append(ToolCallArgsDelta(call.index, arguments_json))
             self._call_error("invalid_arguments", str(exc), out)
             return
+        if call.unfit and self.coerce is None:  # (no stated type to convert it to)
+            out.append(ToolCallArgsDelta(call.index, arguments_json))
+            self._call_error("invalid_arguments", message(Msg.INVALID_ARGUMENTS), out)
+            return
         if self.coerce is not None:
-            coerced = self.coerce(call.name, arguments, CLOSED_AT_END in repairs)
+            try:
+                coerced = self.coerce(call.name, arguments, CLOSED_AT_END in repairs, call.unfit)
+            except ValueError as exc:  # a value written as text that converts to no type
+                out.append(ToolCallArgsDelta(call.index, arguments_json))
+                self._call_error("invalid_arguments", str(exc), out)
+                return
             if coerced is not None:
                 (arguments, arguments_json), repairs = coerced, (*repairs, COERCED_VALUES)
         if self.repair:  # the arguments were held: they go out whole

@@ -22,9 +22,11 @@ RELAXATION_NAMES = (
     "python_literal",
     "control_character",
     "lone_surrogate",
+    "missing_comma",
 )
 _R_TRAILING_COMMA, _R_SINGLE_QUOTE, _R_UNQUOTED_KEY = 1, 2, 4
 _R_PYTHON_LITERAL, _R_CONTROL_CHARACTER, _R_LONE_SURROGATE = 8, 16, 32
+_R_MISSING_COMMA = 64
 
 # States, named as in json.c.
 (
@@ -252,6 +254,18 @@ class JsonScanner:
                 return i + 1
             if b == top:
                 return self._close(i)
+            if self.dialect == "lenient":
+                # a comma left out: the next member's key, or an array's next string,
+                # object or array (a number or a literal after one is no clear start)
+                if top == _OBJECT:
+                    if b in b"\"'" or b in _IDENT_START:
+                        self._relax |= _R_MISSING_COMMA
+                        self._state = _KEY
+                        return i
+                elif b in b"\"'{[":
+                    self._relax |= _R_MISSING_COMMA
+                    self._state = _VALUE
+                    return i
             raise _Fail("unexpected_byte")
 
         if state == _STR:
