@@ -294,7 +294,8 @@ def repair_arguments(text: str, closed_at_end: bool = False) -> tuple[str, tuple
     if reader.at < len(text) and reader.space():
         return None  # more after the object
     done = (closed_at_end or reader.cut, reader.dropped, reader.lenient)
-    repairs = tuple(name for name, did in zip(REPAIRS[1:4], done, strict=True) if did)
+    read = (CLOSED_AT_END, DROPPED_MEMBER, LENIENT_ARGUMENTS)  # what the reader does
+    repairs = tuple(name for name, did in zip(read, done, strict=True) if did)
     if reader.dropped and not value:
         raise NothingLeft
     if not repairs:
@@ -399,12 +400,9 @@ def _coerced(value: Any, schema: Stated, written: bool) -> Any:
             for k, v in value.items()
             if k in schema.properties
         }
-        if any(v is not _MISSING for v in inner.values()):
-            value = {
-                k: inner[k] if inner.get(k, _MISSING) is not _MISSING else v
-                for k, v in value.items()
-            }
-            changed = True
+        converted = {k: v for k, v in inner.items() if v is not _MISSING}
+        if converted:
+            value, changed = {**value, **converted}, True
     elif isinstance(value, list) and schema.items is not None:
         items = schema.items
         inner_items = [_coerced(v, items, False) for v in value]

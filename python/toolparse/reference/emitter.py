@@ -667,28 +667,27 @@ class Emitter:
         if call.missing_opener:
             repairs = (MISSING_OPENER, *repairs)
         assert call.index is not None and call.carried_id is not None
+        error: str | None = None
+        arguments: Any = None
         try:
             arguments = load_arguments(arguments_json)
         except ValueError as exc:
-            if self.repair:  # the arguments were held: they go out whole
-                out.append(ToolCallArgsDelta(call.index, arguments_json))
-            self._call_error("invalid_arguments", str(exc), out)
-            return
-        if call.unfit and self.coerce is None:  # (no stated type to convert it to)
-            out.append(ToolCallArgsDelta(call.index, arguments_json))
-            self._call_error("invalid_arguments", message(Msg.INVALID_ARGUMENTS), out)
-            return
-        if self.coerce is not None:
+            error = str(exc)
+        if error is None and call.unfit and self.coerce is None:
+            error = message(Msg.INVALID_ARGUMENTS)  # (no stated type to convert it to)
+        if error is None and self.coerce is not None:
             try:
                 coerced = self.coerce(call.name, arguments, CLOSED_AT_END in repairs, call.unfit)
             except ValueError as exc:  # a value written as text that converts to no type
-                out.append(ToolCallArgsDelta(call.index, arguments_json))
-                self._call_error("invalid_arguments", str(exc), out)
-                return
-            if coerced is not None:
-                (arguments, arguments_json), repairs = coerced, (*repairs, COERCED_VALUES)
-        if self.repair:  # the arguments were held: they go out whole
+                error = str(exc)
+            else:
+                if coerced is not None:
+                    (arguments, arguments_json), repairs = coerced, (*repairs, COERCED_VALUES)
+        if self.repair:  # the arguments were held: they go out whole, also before an error
             out.append(ToolCallArgsDelta(call.index, arguments_json))
+        if error is not None:
+            self._call_error("invalid_arguments", error, out)
+            return
         tool_call = ToolCall(
             call.index,
             call.carried_id,
