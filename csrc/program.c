@@ -208,9 +208,9 @@ static tp_status build_stop_trie(tp_program *p, tp_stopset *set) {
 }
 
 /* Stop sets: per set u32 n_stops; per stop its marker (a string index), u32 n_follow and
- * that many follow strings; where n_follow has TP_DECLARED_FOLLOW set, two more string
- * indices: a declared_param()'s prefix (or TP_NO_STRING) and end.  A first pass sizes the
- * one pool of follow indices. */
+ * that many follow strings; where n_follow has TP_DECLARED_FOLLOW set, u32 n_declared and
+ * two string indices for each declared_param(): its prefix (or TP_NO_STRING) and end.  A
+ * first pass sizes the one pool of follow and declared indices. */
 static tp_status read_stopsets(tp_reader *r, tp_program *p) {
     tp_reader peek = *r;
     uint32_t k, j, n_follow_total = 0;
@@ -218,15 +218,18 @@ static tp_status read_stopsets(tp_reader *r, tp_program *p) {
         uint32_t n_stops = tp_read_u32(&peek);
         if (peek.bad || n_stops == 0 || n_stops > TP_TRIE_MAX_MARKERS) return TP_ERR_ARG;
         for (j = 0; j < n_stops; j++) {
-            uint32_t nf;
+            uint32_t nf, n_decl = 0, declared;
             (void)tp_read_u32(&peek);
             nf = tp_read_u32(&peek);
-            if (nf & TP_DECLARED_FOLLOW) {
-                nf &= ~TP_DECLARED_FOLLOW;
-                if (!tp_read_bytes(&peek, 8)) return TP_ERR_ARG;
-            }
+            declared = nf & TP_DECLARED_FOLLOW;
+            nf &= ~TP_DECLARED_FOLLOW;
             if (nf > 1024 || !tp_read_bytes(&peek, nf * 4u)) return TP_ERR_ARG;
-            n_follow_total += nf;
+            if (declared) {
+                n_decl = tp_read_u32(&peek);
+                if (n_decl == 0 || n_decl > TP_MAX_DECLARED || !tp_read_bytes(&peek, n_decl * 8u))
+                    return TP_ERR_ARG;
+            }
+            n_follow_total += nf + 2u * n_decl;
         }
     }
     p->stopsets = (tp_stopset *)tp_alloc_array_zeroed(&p->alloc, p->n_stopsets, sizeof(tp_stopset));
@@ -245,7 +248,6 @@ static tp_status read_stopsets(tp_reader *r, tp_program *p) {
             s->n_follow = tp_read_u32(r);
             declared = s->n_follow & TP_DECLARED_FOLLOW;
             s->n_follow &= ~TP_DECLARED_FOLLOW;
-            s->declared_prefix = s->declared_end = TP_NO_STRING;
             if (s->marker >= p->n_strings) return TP_ERR_ARG;
             s->follow = p->follow_pool + n_follow_total;
             for (f = 0; f < s->n_follow; f++) {
@@ -258,12 +260,16 @@ static tp_status read_stopsets(tp_reader *r, tp_program *p) {
                 p->follow_pool[n_follow_total++] = idx;
             }
             if (declared) {
-                s->declared_prefix = tp_read_u32(r);
-                s->declared_end = tp_read_u32(r);
-                if ((s->declared_prefix != TP_NO_STRING && s->declared_prefix >= p->n_strings) ||
-                    s->declared_end >= p->n_strings ||
-                    p->string_off[s->declared_end + 1] == p->string_off[s->declared_end])
-                    return TP_ERR_ARG;
+                s->n_declared = tp_read_u32(r);
+                s->declared = p->follow_pool + n_follow_total;
+                for (f = 0; f < s->n_declared; f++) {
+                    uint32_t prefix = tp_read_u32(r), end = tp_read_u32(r);
+                    if ((prefix != TP_NO_STRING && prefix >= p->n_strings) || end >= p->n_strings ||
+                        p->string_off[end + 1] == p->string_off[end])
+                        return TP_ERR_ARG;
+                    p->follow_pool[n_follow_total++] = prefix;
+                    p->follow_pool[n_follow_total++] = end;
+                }
             }
         }
         TP_TRY(build_stop_trie(p, set));

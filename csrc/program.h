@@ -92,14 +92,16 @@ typedef struct tp_program tp_program;
 #define TP_DECLARED_FOLLOW 0x80000000u /* grammar.DECLARED_FOLLOW */
 #define TP_NO_STRING 0xFFFFFFFFu       /* grammar.NO_STRING */
 #define TP_MAX_PARAM_NAME 256u         /* grammar.MAX_PARAM_NAME */
+#define TP_MAX_DECLARED 64u            /* grammar.MAX_DECLARED */
 
 typedef struct tp_stop {
     uint32_t marker;       /* string index */
     uint32_t n_follow;
     const uint32_t *follow; /* string indices */
-    /* a declared_param() lookahead: prefix (TP_NO_STRING: none), a name the open call's
-     * tool declares, end (TP_NO_STRING: the stop has none) */
-    uint32_t declared_prefix, declared_end;
+    /* declared_param() lookaheads, two string indices each: prefix (TP_NO_STRING: none)
+     * and end; between them, a name the open call's tool declares */
+    uint32_t n_declared;
+    const uint32_t *declared;
 } tp_stop;
 
 typedef struct tp_stopset {

@@ -397,13 +397,12 @@ static tp_status drain(tp_vm *vm);
  * tool declares, its end.  1 yes, 0 no, -1 undecided until more input, -3 out of memory.
  * The call's name is certain by then (a cut comes before the value), so what is certain
  * is handed to the event builder first, and it answers. */
-static int declared_follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
+static int declared_follows(tp_vm *vm, uint32_t prefix_index, uint32_t end_index, uint64_t offset) {
     uint64_t end = avail(vm), start, o, stop_at;
     uint32_t plen = 0, elen;
     const uint8_t *prefix = NULL, *close;
-    if (stop->declared_prefix != TP_NO_STRING)
-        prefix = tp_program_string(vm->prog, stop->declared_prefix, &plen);
-    close = tp_program_string(vm->prog, stop->declared_end, &elen);
+    if (prefix_index != TP_NO_STRING) prefix = tp_program_string(vm->prog, prefix_index, &plen);
+    close = tp_program_string(vm->prog, end_index, &elen);
     {
         uint64_t have = end - offset;
         uint32_t n = have < plen ? (uint32_t)have : plen;
@@ -433,13 +432,13 @@ static int declared_follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
 }
 
 /* After a stop's marker: optional whitespace, then one of its follow literals or its
- * declared parameter.  1 yes, 0 no, -1 undecided until more input, -2 more whitespace
+ * declared parameters.  1 yes, 0 no, -1 undecided until more input, -2 more whitespace
  * than the pending limit, -3 out of memory, -4 the end of input cut the lookahead off. */
 static int follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
     uint64_t end = avail(vm), marker_end = offset;
     uint32_t f;
     int undecided = 0;
-    if (stop->n_follow == 0 && stop->declared_end == TP_NO_STRING) return 1;
+    if (stop->n_follow == 0 && stop->n_declared == 0) return 1;
     if (vm->follow_scanned > offset) offset = vm->follow_scanned; /* checked by a feed before */
     while (offset < end && tp_is_space(*at(vm, offset))) offset++;
     vm->follow_scanned = offset;
@@ -453,10 +452,11 @@ static int follows(tp_vm *vm, const tp_stop *stop, uint64_t offset) {
         if (n == len) return 1;
         undecided = 1;
     }
-    if (stop->declared_end != TP_NO_STRING) {
+    for (f = 0; f < stop->n_declared; f++) {
+        uint32_t prefix = stop->declared[2 * f], close = stop->declared[2 * f + 1];
         /* without a prefix, the name comes right after the marker */
-        uint64_t from = stop->declared_prefix == TP_NO_STRING ? marker_end : offset;
-        int found = declared_follows(vm, stop, from);
+        int found =
+            declared_follows(vm, prefix, close, prefix == TP_NO_STRING ? marker_end : offset);
         if (found == 1 || found == -3) return found;
         if (found == -1) undecided = 1;
     }

@@ -84,11 +84,13 @@ UNTIL_COMMIT = 4  # once one byte of text is certain, drops every choice point (
 # at the end of input, the text ends before a stop the end cut off: a stop whose lookahead
 # was cut off, or a proper prefix of a stop at the very end (repair grammars)
 UNTIL_END_TRIMS = 8
-# A stop's follow count with this bit set: a declared_param() lookahead comes after its
-# follow texts, as two string indices (prefix, or NO_STRING for none; end).
+# A stop's follow count with this bit set: declared_param() lookaheads come after its
+# follow texts, as their count and two string indices each (prefix, or NO_STRING for
+# none; end).
 DECLARED_FOLLOW = 0x80000000
 NO_STRING = 0xFFFFFFFF
 MAX_PARAM_NAME = 256  # bytes of a declared_param() name; a longer one is none declared
+MAX_DECLARED = 64  # declared_param() lookaheads of one stop
 # JSON operand: dialect in the low byte, the kind of value required above it, flags above
 JSON_ANY, JSON_STRING, JSON_OBJECT = 0, 1, 2
 JSON_CLOSE_AT_END = 1  # a value the end of the input cuts off matches (repair grammars)
@@ -138,16 +140,17 @@ class Declared:
 @dataclass(frozen=True)
 class Stop:
     """A stop pattern of until(): a marker, optionally only when followed by optional
-    whitespace and one of `follow`, or by `declared` (lookaheads that are not consumed)."""
+    whitespace and one of `follow`, or by one of `declared` (lookaheads that are not
+    consumed)."""
 
     marker: bytes
     follow: tuple[bytes, ...] = ()
-    declared: Declared | None = None
+    declared: tuple[Declared, ...] = ()
 
     @property
     def conditional(self) -> bool:
         """Whether the marker stops only where a lookahead follows it."""
-        return bool(self.follow) or self.declared is not None
+        return bool(self.follow or self.declared)
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,12 +264,12 @@ def lit(text: Pattern) -> Node:
 
 def stop(marker: Pattern, *, followed_by: tuple[Pattern | Declared, ...] = ()) -> Stop:
     """A stop for until(): `marker`, and with followed_by, only where optional whitespace
-    and one of those literals (or at most one declared_param()) come next."""
-    declared = [f for f in followed_by if isinstance(f, Declared)]
-    if len(declared) > 1:
-        raise GrammarError("a stop is followed by at most one declared_param()")
+    and one of those literals or declared_param() lookaheads come next."""
+    declared = tuple(f for f in followed_by if isinstance(f, Declared))
+    if len(declared) > MAX_DECLARED:
+        raise GrammarError(f"a stop is followed by at most {MAX_DECLARED} declared_param()")
     texts = tuple(_bytes(f) for f in followed_by if not isinstance(f, Declared))
-    return Stop(_bytes(marker), texts, declared[0] if declared else None)
+    return Stop(_bytes(marker), texts, declared)
 
 
 def declared_param(prefix: Pattern | None, end: Pattern) -> Declared:
@@ -541,15 +544,16 @@ class Program:
             out += struct.pack("<I", len(stops))
             for s in stops:
                 follow = [self.strings.index(f) for f in s.follow]
-                flag = DECLARED_FOLLOW if s.declared is not None else 0
+                flag = DECLARED_FOLLOW if s.declared else 0
                 out += struct.pack("<II", self.strings.index(s.marker), len(follow) | flag)
                 out += struct.pack(f"<{len(follow)}I", *follow)
-                if s.declared is not None:
-                    prefix = s.declared.prefix
+                if s.declared:
+                    out += struct.pack("<I", len(s.declared))
+                for d in s.declared:
                     out += struct.pack(
                         "<II",
-                        self.strings.index(prefix) if prefix else NO_STRING,
-                        self.strings.index(s.declared.end),
+                        self.strings.index(d.prefix) if d.prefix else NO_STRING,
+                        self.strings.index(d.end),
                     )
         for name, address in self.entries.items():
             data = name.encode()
@@ -585,13 +589,15 @@ class Program:
             for _ in range(n_stops):
                 marker, n_follow = words(2)
                 follow = tuple(strings[i] for i in words(n_follow & ~DECLARED_FOLLOW))
-                declared = None
+                declared = []
                 if n_follow & DECLARED_FOLLOW:
-                    prefix, end = words(2)
-                    declared = Declared(
-                        b"" if prefix == NO_STRING else strings[prefix], strings[end]
-                    )
-                stops.append(Stop(strings[marker], follow, declared))
+                    (n_declared,) = words(1)
+                    for _ in range(n_declared):
+                        prefix, end = words(2)
+                        declared.append(
+                            Declared(b"" if prefix == NO_STRING else strings[prefix], strings[end])
+                        )
+                stops.append(Stop(strings[marker], follow, tuple(declared)))
             stopsets.append(tuple(stops))
         entries = {}
         for _ in range(n_entries):
@@ -670,10 +676,10 @@ class _Compiler:
                 self._string(s.marker)
                 for f in s.follow:
                     self._string(f)
-                if s.declared is not None:
-                    if s.declared.prefix:
-                        self._string(s.declared.prefix)
-                    self._string(s.declared.end)
+                for d in s.declared:
+                    if d.prefix:
+                        self._string(d.prefix)
+                    self._string(d.end)
             if node.stops not in self.stopsets:
                 self.stopsets.append(node.stops)
             emit(OP_UNTIL, self.stopsets.index(node.stops), node.flags)

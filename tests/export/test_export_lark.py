@@ -207,6 +207,7 @@ KNOWN: dict[str, str] = {
         for name in (
             "deepseek_v32",
             "glm45",
+            "hunyuan",
             "minimax_m2",
             "muse",
             "qwen3_coder",
@@ -217,6 +218,10 @@ KNOWN: dict[str, str] = {
             "value_holding_markup_of_undeclared_parameters",
             "missing_parameter_close_before_declared_parameter",
         )
+    },
+    **{
+        f"{name}/missing_parameter_close_before_declared_parameter": _NAME_LEXEME
+        for name in ("dots", "minicpm5")
     },
     **dict.fromkeys(
         (

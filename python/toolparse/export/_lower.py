@@ -619,16 +619,19 @@ class Lowerer:
         names = [n.encode() for n in props] if isinstance(props, Mapping) else []
         out: list[g.Stop] = []
         for s in stops:
-            d = s.declared
-            if d is None:
+            if not s.declared:
                 out.append(s)
-            elif d.prefix:
-                spelled = tuple(d.prefix + n + d.end for n in names) or (d.prefix,)
-                out.append(g.Stop(s.marker, s.follow + spelled, d))  # d: for to_lark
-            elif names:
-                out += [g.Stop(s.marker + n + d.end, s.follow, d) for n in names]
-            else:
-                out.append(g.Stop(s.marker, s.follow))
+                continue
+            follow, bare = s.follow, []
+            for d in s.declared:
+                if d.prefix:
+                    follow += tuple(d.prefix + n + d.end for n in names) or (d.prefix,)
+                else:
+                    bare += [g.Stop(s.marker + n + d.end, s.follow, (d,)) for n in names]
+            if follow != s.follow or not bare:
+                # the lookaheads kept: for to_lark
+                out.append(g.Stop(s.marker, follow, tuple(d for d in s.declared if d.prefix)))
+            out += bare
         return tuple(out)
 
     def undeclared(self, tool: int) -> bool:

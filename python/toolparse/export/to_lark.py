@@ -727,14 +727,18 @@ def _lexeme_follows(stops: Sequence[g.Stop]) -> tuple[g.Stop, ...]:
     missing closing marker: an error)."""
     out = []
     for s in stops:
-        d = s.declared
-        if d is None:
+        if not s.declared:
             out.append(s)
             continue
-        if not d.prefix:
+        prefixes = [d for d in s.declared if d.prefix]
+        if not prefixes:
             continue
-        kept = [f for f in s.follow if not (f.startswith(d.prefix) and f.endswith(d.end))]
-        out.append(g.Stop(s.marker, (*kept, d.prefix)))
+        kept = [
+            f
+            for f in s.follow
+            if not any(f.startswith(d.prefix) and f.endswith(d.end) for d in prefixes)
+        ]
+        out.append(g.Stop(s.marker, (*kept, *dict.fromkeys(d.prefix for d in prefixes))))
     return tuple(out)
 
 

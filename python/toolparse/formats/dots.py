@@ -35,8 +35,13 @@ Choices:
   trimmed at its end before the end arrives, so one newline right after the opening tag
   and one right before ``</parameter>`` are dropped (the layout with the value on its own
   lines) and any other whitespace is kept. Typed (non-string) values are trimmed whole.
-- A value ends at ``</parameter>`` only where the next ``<parameter name=`` or
-  ``</invoke>`` follows, so a value may hold that text.
+- A value ends at ``</parameter>`` only where ``</invoke>`` or a parameter the tool
+  declares (``<parameter name=`` and a declared name, in any of the three spellings)
+  follows, so a value may hold that text and parameters of no declared name (code or
+  XML that mentions them). A declared parameter's opening inside a value is a missing
+  ``</parameter>``: the value ends there, and the call is invalid_arguments. Both peers
+  end a value at the first ``</parameter>``: a value holding one is cut short and its
+  tail read as another parameter (they guess; toolparse keeps the text).
 - A ``<dots_function_call>`` inside unfinished reasoning ends the reasoning, as for the
   other ``<think>`` formats whose calls follow the block.
 - An unknown tool is reported (unknown_tool) and dropped; the peers drop it silently or
@@ -61,6 +66,7 @@ from ..grammar import (
     ahead,
     choice,
     cut,
+    declared_param,
     eof,
     json_call,
     lit,
@@ -81,11 +87,21 @@ INVOKE_OPEN, INVOKE_CLOSE = "<invoke name=", "</invoke>"
 PARAM_OPEN, PARAM_CLOSE = "<parameter name=", "</parameter>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
-# A value ends at </parameter> only where the next parameter or the end of the invoke follows.
-_NEXT = (PARAM_OPEN, INVOKE_CLOSE)
+# A value ends at </parameter> only where the end of the invoke or a parameter the tool
+# declares follows (its name in any of the three spellings); a declared parameter's
+# opening inside a value ends it too, as a missing </parameter>.
+_NAMED = (declared_param('"', '"'), declared_param("'", "'"), declared_param(None, ">"))
+_NEXT = (
+    INVOKE_CLOSE,
+    declared_param(PARAM_OPEN + '"', '"'),
+    declared_param(PARAM_OPEN + "'", "'"),
+    declared_param(PARAM_OPEN, ">"),
+)
 _VALUE_END = (
     stop("\n" + PARAM_CLOSE, followed_by=_NEXT),
     stop(PARAM_CLOSE, followed_by=_NEXT),
+    stop("\n" + PARAM_OPEN, followed_by=_NAMED),
+    stop(PARAM_OPEN, followed_by=_NAMED),
 )
 
 

@@ -37,8 +37,10 @@ Facts relied on:
 - Values: a string is written verbatim, anything else as JSON, so values are typed by the
   tool schema (needs_tools), as vLLM and SGLang coerce them; a value that parses as none
   of its types makes the call invalid_arguments (the peers keep a string, a guess). A
-  value ends at ``</arg_value>`` only where whitespace and ``<arg_key>`` or
-  ``</tool_call>`` come next, so a value may hold that text.
+  value ends at ``</arg_value>`` only where whitespace and ``</tool_call>`` or the key of
+  a parameter the tool declares come next, so a value may hold that text and undeclared
+  keys (code that mentions them); a declared key inside a value is a missing
+  ``</arg_value>``: the value ends there, and the call is invalid_arguments (as glm45).
 - Reasoning: ``<think>`` ... ``</think>``. Hy3's default reasoning effort is no_think
   (vLLM's hy_v3 reasoning parser passes the whole output through as content then); with
   thinking on, and by default for Hy4 (reasoning effort "high"), the template ends the
@@ -61,6 +63,7 @@ from ..grammar import (
     Node,
     choice,
     cut,
+    declared_param,
     eof,
     lit,
     many,
@@ -98,8 +101,18 @@ def _any(markers: tuple[str, ...]) -> Node:
 # The name ends at whitespace, at <tool_sep> (Hy3), directly at the first argument or at the
 # end of the call (Hy4).
 _NAME_END = ("\n", "\r", "\t", " ", *TOOL_SEP, *KEY_OPEN, *CALL_CLOSE)
-# A value ends at </arg_value> only where the next argument or the end of the call follows.
-_VALUE_END = tuple(stop(m, followed_by=(*KEY_OPEN, *CALL_CLOSE)) for m in VALUE_CLOSE)
+# A value ends at </arg_value> only where the end of the call or a declared argument's key
+# follows (either spelling of each tag); a declared key inside a value ends it too, as a
+# missing </arg_value>.
+# (</arg_key begins both spellings of the key's closing tag)
+_KEY_END = "</arg_key"
+_VALUE_END = (
+    *(
+        stop(m, followed_by=(*CALL_CLOSE, *(declared_param(o, _KEY_END) for o in KEY_OPEN)))
+        for m in VALUE_CLOSE
+    ),
+    *(stop(o, followed_by=(declared_param(None, _KEY_END),)) for o in KEY_OPEN),
+)
 
 MARKERS = (
     *BLOCK_OPEN,

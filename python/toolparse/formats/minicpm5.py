@@ -29,9 +29,12 @@ Facts relied on:
 Choices:
 
 - A plain value is kept verbatim, as llama.cpp and vLLM's XML reading keep it (SGLang
-  strips it); a typed value is trimmed. It ends at ``</param>`` only where the next
-  ``<param name=`` or ``</function>`` follows (optional whitespace between), so a value
-  may hold that text; CDATA is the model's own way to the same end.
+  strips it); a typed value is trimmed. It ends at ``</param>`` only where
+  ``</function>`` or a parameter the tool declares (``<param name=`` and a declared name
+  in quotes) follows (optional whitespace between), so a value may hold that text and
+  parameters of no declared name; CDATA is the model's own way to the same end. A
+  declared parameter's opening inside a plain value is a missing ``</param>``: the value
+  ends there, and the call is invalid_arguments.
 - Unknown tools are reported (unknown_tool) and dropped; a broken call is reported and
   skipped up to its ``</function>`` (the peers show either as content).
 
@@ -54,6 +57,7 @@ from ..grammar import (
     Role,
     choice,
     cut,
+    declared_param,
     eof,
     lit,
     many,
@@ -72,8 +76,20 @@ PARAM_OPEN, PARAM_CLOSE = "<param name=", "</param>"
 CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
-# A plain value ends at </param> only where the next parameter or the end of the call follows.
-_VALUE_END = stop(PARAM_CLOSE, followed_by=(PARAM_OPEN, FUNCTION_CLOSE))
+# A plain value ends at </param> only where the end of the call or a parameter the tool
+# declares follows (its name in double or single quotes); a declared parameter's opening
+# inside a value ends it too, as a missing </param>.
+_VALUE_END = (
+    stop(
+        PARAM_CLOSE,
+        followed_by=(
+            FUNCTION_CLOSE,
+            declared_param(PARAM_OPEN + '"', '"'),
+            declared_param(PARAM_OPEN + "'", "'"),
+        ),
+    ),
+    stop(PARAM_OPEN, followed_by=(declared_param('"', '"'), declared_param("'", "'"))),
+)
 
 
 def _name(role: Role) -> Node:
@@ -134,7 +150,7 @@ FORMAT = Format(
                         lit(CDATA_CLOSE),
                         ws(),
                     ),
-                    tag("param_value", until(_VALUE_END, need_stop=True)),
+                    tag("param_value", until(*_VALUE_END, need_stop=True)),
                 ),
                 lit(PARAM_CLOSE),
                 ws(),

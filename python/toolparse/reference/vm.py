@@ -519,7 +519,7 @@ class VM:
 
     def _follows(self, stop: g.Stop, offset: int, state: _UntilState) -> object:
         """After a stop's marker: optional whitespace, then one of its follow texts or its
-        declared parameter (if it has any); "limit" when the whitespace runs longer than
+        declared parameters (if it has any); "limit" when the whitespace runs longer than
         the pending limit."""
         if not stop.conditional:
             return True
@@ -538,9 +538,9 @@ class VM:
                     return True
                 if text.startswith(have):
                     undecided = True
-        if stop.declared is not None:
+        for declared in stop.declared:
             # without a prefix, the name comes right after the marker
-            found = self._declared(stop.declared, offset if stop.declared.prefix else marker_end)
+            found = self._declared(declared, offset if declared.prefix else marker_end)
             if found is True:
                 return True
             undecided = undecided or found is NEED_MORE
