@@ -13,7 +13,9 @@ which entry.
 
 A tool's schema is kept as given, strict mode applied (``strict: true``: OpenAI's reading,
 strict_schema()); what types a parameter's value reads the schema with local ``$ref`` /
-``$defs`` followed and ``allOf`` / ``anyOf`` / ``oneOf`` combined (parameter_schemas()).
+``$defs`` followed and ``allOf`` / ``anyOf`` / ``oneOf`` combined, its parameters those
+declared at the top or in the branches of a top-level ``allOf`` / ``anyOf`` / ``oneOf``
+(parameter_schemas()).
 """
 
 from __future__ import annotations
@@ -49,13 +51,45 @@ class Tool:
     def parameter_schemas(self) -> dict[str, Any]:
         """Each top-level parameter's schema with its local references followed: what
         the parsers type a parameter written as text by."""
-        properties = self.parameters.get("properties")
-        if not isinstance(properties, Mapping):
-            return {}
-        return {
-            name: inline_refs(spec, self.parameters, MAX_REF_DEPTH)
-            for name, spec in properties.items()
-        }
+        found: dict[str, list[Any]] = {}
+        _declared_properties(self.parameters, self.parameters, MAX_REF_DEPTH, found)
+        schemas = {}
+        for name, specs in found.items():
+            unique = [inline_refs(s, self.parameters, MAX_REF_DEPTH) for s in _unique(specs)]
+            # declared in several branches: read as any of them (the schema itself decides
+            # which holds, when the arguments are validated)
+            schemas[name] = unique[0] if len(unique) == 1 else {"anyOf": unique}
+        return schemas
+
+
+def _declared_properties(
+    schema: Any, root: Mapping[str, Any], depth: int, out: dict[str, list[Any]]
+) -> None:
+    """Adds to `out` every property the parameters schema declares: at its top, behind a
+    top-level ``$ref``, or in the branches of a top-level ``allOf`` / ``anyOf`` /
+    ``oneOf`` (a tool whose arguments take one of several shapes), with each schema
+    given for it."""
+    if not isinstance(schema, Mapping) or depth < 0:
+        return
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        _declared_properties(resolve_ref(ref, root), root, depth - 1, out)
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        for name, spec in properties.items():
+            out.setdefault(name, []).append(spec)
+    for key in ("allOf", "anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            for branch in branches:
+                _declared_properties(branch, root, depth - 1, out)
+
+
+def _unique(specs: list[Any]) -> list[Any]:
+    seen: dict[str, Any] = {}
+    for spec in specs:
+        seen.setdefault(json.dumps(spec, sort_keys=True, default=str), spec)
+    return list(seen.values())
 
 
 def read_tools(tools: Sequence[Mapping[str, Any]] | None) -> list[Tool]:
@@ -242,10 +276,27 @@ def inline_refs(schema: Any, root: Mapping[str, Any], depth: int) -> Any:
     }
 
 
+# type names that are not JSON Schema's but say one of its types beyond doubt (tool
+# definitions written from Python or C signatures use them; vLLM and SGLang read them so)
+_TYPE_ALIASES = {
+    "int": "integer",
+    "float": "number",
+    "double": "number",
+    "bool": "boolean",
+    "str": "string",
+    "dict": "object",
+    "list": "array",
+}
+
+
 def schema_types(spec: Any) -> tuple[str, ...]:
-    """The JSON types a (reference-free) schema allows, in its order; a schema that names
-    none is a string: what a value written as text is read as."""
+    """The JSON types a (reference-free) schema allows, in its order, but null first: the
+    text ``null`` is null wherever the schema admits null, a string parameter's too (only
+    that text fits null); a schema that names none is a string: what a value written as
+    text is read as."""
     named = _named_types(spec)
+    if "null" in named[1:]:
+        named = ("null", *(k for k in named if k != "null"))
     return named if named else ("string",)
 
 
@@ -254,9 +305,13 @@ def _named_types(spec: Any) -> tuple[str, ...]:
         return ()
     kind = spec.get("type")
     if isinstance(kind, str):
-        return (kind,)
+        return (_TYPE_ALIASES.get(kind, kind),)
     if isinstance(kind, list):
-        return tuple(k for k in kind if isinstance(k, str))
+        names: list[str] = []
+        for k in kind:
+            if isinstance(k, str) and _TYPE_ALIASES.get(k, k) not in names:
+                names.append(_TYPE_ALIASES.get(k, k))
+        return tuple(names)
     for union in ("anyOf", "oneOf"):
         if isinstance(spec.get(union), list):
             found: list[str] = []

@@ -149,7 +149,8 @@ TREE = {"tree": {"type": "object", "properties": {"kids": {"items": {"$ref": "#/
     [
         ({"$ref": "#/$defs/count"}, COUNT, ("integer",)),
         ({"allOf": [{"$ref": "#/$defs/count"}], "description": "how many"}, COUNT, ("integer",)),
-        ({"anyOf": [{"$ref": "#/$defs/count"}, {"type": "null"}]}, COUNT, ("integer", "null")),
+        # null first: only the text null fits it
+        ({"anyOf": [{"$ref": "#/$defs/count"}, {"type": "null"}]}, COUNT, ("null", "integer")),
         ({"$ref": "#/definitions/count"}, {}, ("string",)),  # points at nothing: untyped
         ({"$ref": "https://example.invalid/s.json"}, {}, ("string",)),  # never fetched
         ({"$ref": "#/$defs/tree"}, TREE, ("object",)),  # recursive: cut, not followed forever
@@ -162,7 +163,7 @@ def test_references_are_followed_once_for_every_engine(
     assert param_types(tools) == {"f": {"n": types}}
     text = "<tool_call>\n<function=f>\n<parameter=n>\n5\n</parameter>\n</function>\n</tool_call>"
     # an object parameter refuses the text 5: it fits none of its types
-    expected = {"integer": [{"n": 5}], "string": [{"n": "5"}], "object": []}[types[0]]
+    expected = {"integer": [{"n": 5}], "string": [{"n": "5"}], "object": []}[types[-1]]
     for engine in ENGINES:
         message = toolparse.parse(text, "qwen3_coder", tools=tools, engine=engine)
         assert [c.arguments for c in message.tool_calls] == expected, engine
@@ -175,3 +176,61 @@ def test_a_recursive_reference_is_cut_at_a_bounded_depth() -> None:
         node, depth = node["properties"]["kids"]["items"], depth + 1
     assert 0 < depth <= 33
     assert schema_types(node) in (("object",), ("string",))
+
+
+# parameters whose properties are declared in the branches of a top-level combination or
+# behind a top-level reference: a tool taking one of several shapes
+PAYLOAD = {"type": "object", "properties": {"value": {"type": "string"}}}
+TOP_LEVEL = {
+    "oneOf": {
+        "type": "object",
+        "oneOf": [
+            {"properties": {"kind": {"const": "a"}, "payload": PAYLOAD}, "required": ["kind"]},
+            {"properties": {"kind": {"const": "b"}, "count": {"type": "integer"}}},
+        ],
+    },
+    "anyOf": {
+        "anyOf": [{"properties": {"payload": PAYLOAD}}, {"properties": {"count": COUNT["count"]}}]
+    },
+    "allOf": {"allOf": [{"properties": {"payload": PAYLOAD}}, {"$ref": "#/$defs/counted"}]},
+    "$ref": {
+        "$ref": "#/$defs/shape",
+        "$defs": {"shape": {"properties": {"payload": PAYLOAD, **COUNT}}},
+    },
+}
+TOP_LEVEL["allOf"]["$defs"] = {"counted": {"properties": COUNT}}
+# the same call in three XML-style formats that type values by the schema
+CALLS = {
+    "qwen3_coder": "<tool_call>\n<function=f>\n<parameter=payload>\n{p}\n</parameter>\n"
+    "<parameter=count>\n3\n</parameter>\n</function>\n</tool_call>",
+    "glm45": "<tool_call>f\n<arg_key>payload</arg_key>\n<arg_value>{p}</arg_value>\n"
+    "<arg_key>count</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+    "dots": '<dots_function_call>\n<invoke name="f">\n<parameter name="payload">{p}</parameter>\n'
+    '<parameter name="count">3</parameter>\n</invoke>\n</dots_function_call>',
+}
+
+
+@pytest.mark.parametrize("combination", sorted(TOP_LEVEL))
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_parameters_declared_in_a_top_level_combination_are_typed(
+    combination: str, name: str
+) -> None:
+    tools = [{"type": "function", "function": {"name": "f", "parameters": TOP_LEVEL[combination]}}]
+    text = CALLS[name].replace("{p}", '{"value": "hello"}')
+    for engine in ENGINES:
+        message = toolparse.parse(text, name, tools=tools, engine=engine)
+        assert not message.errors, (engine, message.errors)
+        assert [c.arguments for c in message.tool_calls] == [
+            {"payload": {"value": "hello"}, "count": 3}
+        ], engine
+
+
+def test_a_property_declared_in_two_branches_is_read_as_either() -> None:
+    schema = {
+        "oneOf": [
+            {"properties": {"n": {"type": "integer"}}},
+            {"properties": {"n": {"type": "boolean"}}},
+        ]
+    }
+    tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
+    assert param_types(tools) == {"f": {"n": ("integer", "boolean")}}

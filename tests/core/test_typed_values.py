@@ -85,6 +85,22 @@ def test_an_integer_is_a_whole_number(text: str, engine: str) -> None:
         ("anything", {"type": "any"}, "anything"),  # a type no value is checked against
         ("anything", {}, "anything"),  # no type: a string
         ("1e999", {"type": "number"}, MISSING),
+        # the text null is null wherever the schema admits null, before any string
+        ("null", {"type": ["string", "null"]}, None),
+        ("null", {"anyOf": [{"type": "string"}, {"type": "null"}]}, None),
+        (" null\n", {"type": ["string", "null"]}, None),
+        ("None", {"type": ["string", "null"]}, "None"),  # a word, not JSON's null
+        ("nullable", {"type": ["string", "null"]}, "nullable"),
+        # type names that are not JSON Schema's but say one of its types
+        ("3.14", {"type": "float"}, 3.14),
+        ("2.5", {"type": "double"}, 2.5),
+        ("7", {"type": "int"}, 7),
+        ("7.5", {"type": "int"}, MISSING),
+        ("true", {"type": "bool"}, True),
+        ("7", {"type": "str"}, "7"),
+        ('{"a": 1}', {"type": "dict"}, {"a": 1}),
+        ("[1]", {"type": "list"}, [1]),
+        ("[1]", {"type": ["list", "null"]}, [1]),
     ],
 )
 def test_the_first_type_that_fits(
