@@ -56,6 +56,25 @@ def test_an_output_without_errors_reads_the_same_in_repair_mode(
 
 @by_engine
 @by_fixture
+def test_repair_mode_keeps_every_call_the_default_parser_delivers(
+    fixture: Fixture, engine: str
+) -> None:
+    """Repair mode reads more, never less: from an output with errors, every call the
+    default parser delivers comes in repair mode too, in the same order (a broken call's
+    salvage never swallows the call after it)."""
+    if fixture.options.get("repair"):
+        pytest.skip("a repair fixture: its own expected message says what repair mode reads")
+    strict = fixture.parse(engine, seed=ID_SEED)
+    if not strict.errors:
+        pytest.skip("no errors: the test above checks that it reads the same")
+    repaired = iter(c.name for c in fixture.parse(engine, seed=ID_SEED, repair=True).tool_calls)
+    # each strict call's name found in what is left of the repaired calls: a subsequence
+    lost = [c.name for c in strict.tool_calls if c.name not in repaired]
+    assert not lost, lost
+
+
+@by_engine
+@by_fixture
 def test_every_chunking_gives_the_same_events_in_repair_mode(fixture: Fixture, engine: str) -> None:
     whole = merge_deltas(fixture.events(engine, seed=ID_SEED, repair=True))
     size = len(fixture.raw)

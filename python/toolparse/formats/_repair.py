@@ -226,9 +226,13 @@ class _Rewriter:
     @staticmethod
     def end(in_call: bool) -> g.Node:
         """The end of the output after optional whitespace and a literal's first bytes
-        (inside a call: the call is marked repaired)."""
+        (inside a call: the call is marked repaired).  Looked for ahead first, so that
+        where the output goes on, the failure is where the literal was due: a recover()
+        handler then starts there, not past the first bytes of a marker that begins what
+        follows (the next call)."""
         end: g.Node = g.Tag("repaired", g.Eof(), 0) if in_call else g.Eof()
-        return g.Seq((g.Ws(), g.Opt(_Rewriter.cut_off()), end))
+        tail = g.Opt(_Rewriter.cut_off())
+        return g.Seq((g.Ws(), g.Ahead(g.Seq((tail, g.Eof())), False), tail, end))
 
     @staticmethod
     def cut_off() -> g.Node:
