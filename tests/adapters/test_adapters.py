@@ -157,11 +157,12 @@ def check_against_message(stream: Stream, translator: ResponseTranslator, held: 
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
-@pytest.mark.parametrize("mode", ["chars", "whole", 7])
-def test_streamed_deltas_add_up_to_the_message(fixture: Fixture, mode: str | int) -> None:
-    stream, translator = translate(fixture, mode)
-    check_against_message(stream, translator, held=False)
-    assert summary(translator.message) == summary(fixture.parse("native"))
+def test_streamed_deltas_add_up_to_the_message(fixture: Fixture) -> None:
+    whole = summary(fixture.parse("native"))
+    for mode in ("chars", "whole", 7):
+        stream, translator = translate(fixture, mode)
+        check_against_message(stream, translator, held=False)
+        assert summary(translator.message) == whole, mode
 
 
 def summary(message: toolparse.Message) -> tuple[Any, ...]:
@@ -174,10 +175,10 @@ def summary(message: toolparse.Message) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
-@pytest.mark.parametrize("mode", ["chars", 11])
-def test_held_calls_go_out_whole_and_only_when_complete(fixture: Fixture, mode: str | int) -> None:
-    stream, translator = translate(fixture, mode, stream_arguments=False)
-    check_against_message(stream, translator, held=True)
+def test_held_calls_go_out_whole_and_only_when_complete(fixture: Fixture) -> None:
+    for mode in ("chars", 11):
+        stream, translator = translate(fixture, mode, stream_arguments=False)
+        check_against_message(stream, translator, held=True)
 
 
 def test_a_call_goes_out_as_name_then_argument_fragments() -> None:
@@ -363,23 +364,26 @@ def pair(
     return stream, translator
 
 
+# (the chunkings and both ways of handing calls over in one test per fixture: the work is
+# the same, without a test's overhead for each combination)
 @pytest.mark.parametrize("fixture", FIXTURES, ids=FIXTURE_IDS)
-@pytest.mark.parametrize("mode", ["chars", 5, "whole"])
-@pytest.mark.parametrize("held", [False, True], ids=["streamed", "held"])
-def test_the_pair_streams_the_whole_message(fixture: Fixture, mode: str | int, held: bool) -> None:
-    stream, translator = pair(fixture, mode, stream_arguments=not held)
+def test_the_pair_streams_the_whole_message(fixture: Fixture) -> None:
     whole = fixture.parse("native")
-    assert stream.reasoning == (whole.reasoning_content or "")
-    assert stream.content == (whole.content or "")
-    failed = {r.index for r in translator.calls if r.failed}
-    assert not (held and failed)
-    sent = [stream.calls[k] for k in stream.order if k not in failed]
-    assert [(c["name"], c["arguments"]) for c in sent] == [
-        (c.name, c.arguments_json) for c in whole.tool_calls
-    ]
-    assert [e.kind for e in stream.errors] == errors_after_reasoning(
-        whole, fixture.raw, stream.rest
-    )
+    for mode in ("chars", 5, "whole"):
+        for held in (False, True):
+            way = f"mode={mode} held={held}"
+            stream, translator = pair(fixture, mode, stream_arguments=not held)
+            assert stream.reasoning == (whole.reasoning_content or ""), way
+            assert stream.content == (whole.content or ""), way
+            failed = {r.index for r in translator.calls if r.failed}
+            assert not (held and failed), way
+            sent = [stream.calls[k] for k in stream.order if k not in failed]
+            assert [(c["name"], c["arguments"]) for c in sent] == [
+                (c.name, c.arguments_json) for c in whole.tool_calls
+            ], way
+            assert [e.kind for e in stream.errors] == errors_after_reasoning(
+                whole, fixture.raw, stream.rest
+            ), way
 
 
 def test_the_splitter_ends_with_the_first_text_after_the_reasoning() -> None:

@@ -78,7 +78,7 @@ def _parser_reads(name: str, output: str, tools: list[dict[str, Any]]) -> bool:
 
 
 @pytest.mark.parametrize(("method", "name"), _PAIRS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     pieces=st.lists(st.sampled_from(NAME_PIECES), max_size=4),
     value=st.sampled_from(VALUES),
