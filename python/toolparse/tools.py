@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -277,16 +278,23 @@ def inline_refs(schema: Any, root: Mapping[str, Any], depth: int) -> Any:
 
 
 # type names that are not JSON Schema's but say one of its types beyond doubt (tool
-# definitions written from Python or C signatures use them; vLLM and SGLang read them so)
-_TYPE_ALIASES = {
-    "int": "integer",
-    "float": "number",
-    "double": "number",
-    "bool": "boolean",
-    "str": "string",
-    "dict": "object",
-    "list": "array",
-}
+# definitions written from Python, C or Go signatures use them; vLLM and SGLang read them
+# so): int, int32, uint64, long, float, float64, double, bool, str, dict, list
+_TYPE_ALIASES = {"bool": "boolean", "str": "string", "dict": "object", "list": "array"}
+_SIZED_TYPES = (
+    (re.compile(r"(?:u?int|long|short)(?:8|16|32|64|128)?"), "integer"),
+    (re.compile(r"(?:float|double)(?:16|32|64|128)?"), "number"),
+)
+
+
+def _json_type(name: str) -> str:
+    """A type name as JSON Schema's (an alias read as its type, any other name kept)."""
+    if name in _TYPE_ALIASES:
+        return _TYPE_ALIASES[name]
+    for pattern, json_type in _SIZED_TYPES:
+        if pattern.fullmatch(name):
+            return json_type
+    return name
 
 
 def schema_types(spec: Any) -> tuple[str, ...]:
@@ -305,12 +313,12 @@ def _named_types(spec: Any) -> tuple[str, ...]:
         return ()
     kind = spec.get("type")
     if isinstance(kind, str):
-        return (_TYPE_ALIASES.get(kind, kind),)
+        return (_json_type(kind),)
     if isinstance(kind, list):
         names: list[str] = []
         for k in kind:
-            if isinstance(k, str) and _TYPE_ALIASES.get(k, k) not in names:
-                names.append(_TYPE_ALIASES.get(k, k))
+            if isinstance(k, str) and _json_type(k) not in names:
+                names.append(_json_type(k))
         return tuple(names)
     for union in ("anyOf", "oneOf"):
         if isinstance(spec.get(union), list):

@@ -95,6 +95,11 @@ def test_an_integer_is_a_whole_number(text: str, engine: str) -> None:
         ("3.14", {"type": "float"}, 3.14),
         ("2.5", {"type": "double"}, 2.5),
         ("7", {"type": "int"}, 7),
+        ("42", {"type": "uint32"}, 42),
+        ("-42", {"type": "int64"}, -42),
+        ("42", {"type": "long"}, 42),
+        ("1.5", {"type": "float64"}, 1.5),
+        ("7", {"type": "integer32"}, "7"),  # no such type: a string, as any unknown type
         ("7.5", {"type": "int"}, MISSING),
         ("true", {"type": "bool"}, True),
         ("7", {"type": "str"}, "7"),
