@@ -570,7 +570,8 @@ def test_derived_formats_give_the_same_events_on_both_engines(stem: str) -> None
         # <tool_call>{"name", "arguments"}</tool_call> JSON blocks (Qwen2.5's layout)
         ("XiaomiMiMo/MiMo-VL-7B-RL-2508", "hermes"),
         ("speakleash/Bielik-11B-v3.0-Instruct", "hermes"),
-        ("RekaAI/reka-edge-2603", "hermes"),
+        # the same blocks after <think> reasoning its template opens
+        ("RekaAI/reka-edge-2603", "qwen3"),
         # Granite 4.1 keeps Granite 4.0's template and calls
         ("ibm-granite/granite-4.1-8b", "granite4"),
     ],

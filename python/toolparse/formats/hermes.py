@@ -44,7 +44,6 @@ FORMAT = Format(
         "Qwen/Qwen2-*",
         "XiaomiMiMo/MiMo-VL-*",
         "speakleash/Bielik-*-v3*",
-        "RekaAI/reka-edge-*",
     ),
     reasoning="optional",
     markers=(TOOL_OPEN, TOOL_CLOSE, THINK_OPEN, THINK_CLOSE),

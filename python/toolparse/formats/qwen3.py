@@ -1,4 +1,11 @@
-"""Qwen3: hermes calls after a ``<think>`` block; a call before ``</think>`` ends the reasoning."""
+"""Qwen3: hermes calls after a ``<think>`` block; a call before ``</think>`` ends the reasoning.
+
+Reka Edge writes the same: ``<tool_call>`` JSON blocks, after reasoning that its template
+opens with ``<think>`` when thinking is on (llama.cpp's Reka-Edge template tests: the output
+starts inside the block and closes it with ``</think>``); pass reasoning_in_prompt=True
+there.  llama.cpp keeps a ``<tool_call>`` inside unfinished reasoning as reasoning text;
+here it ends the reasoning, as for Qwen3.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +21,8 @@ FORMAT = Format(
     aliases=("qwen3_json", "qwen3-thinking"),
     description="Qwen3 and QwQ: <think> reasoning (opened by the model or by the template), "
     "then <tool_call> JSON calls",
-    families=("Qwen3", "QwQ"),
-    model_ids=("Qwen/Qwen3-*", "Qwen/QwQ-*"),
+    families=("Qwen3", "QwQ", "Reka Edge"),
+    model_ids=("Qwen/Qwen3-*", "Qwen/QwQ-*", "RekaAI/reka-edge-*"),
     reasoning="optional",
     call_in_reasoning="ends_reasoning",
     markers=(TOOL_OPEN, TOOL_CLOSE, THINK_OPEN, THINK_CLOSE),
