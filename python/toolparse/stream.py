@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import random
 import secrets
 import string
 import struct
 import weakref
 from collections.abc import Callable, Iterable
-from functools import lru_cache, partial
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from .events import End, Event
@@ -20,7 +19,7 @@ from .reference.emitter import param_schemas
 from .reference.m3value import encode_node
 from .reference.stream import ReferenceStream
 from .repair import coerce_call
-from .tools import param_types, stated_schemas
+from .tools import param_types, per_tools_list, stated_schemas
 
 if TYPE_CHECKING:
     from ._native import NativePool, NativeProgram, NativeStream, NativeTools
@@ -114,20 +113,15 @@ def tools_blob(tools: list[dict[str, Any]]) -> bytes:
     return bytes(out + nodes)
 
 
+@per_tools_list
 def native_tools(tools: list[dict[str, Any]]) -> NativeTools:
-    """The C core's tool table for a tools list.  A server makes a parser per request,
-    mostly with the same tools: one table (read-only, shared by streams and threads) per
-    list's JSON text."""
-    try:
-        key = json.dumps(tools, ensure_ascii=False)
-    except (TypeError, ValueError):  # not JSON (a set, a cycle): built for this parser
-        return _native.NativeTools(tools_blob(tools))
-    return _native_tools_of(key)
+    """The C core's tool table for a tools list (read-only, shared by streams and
+    threads)."""
+    return _native.NativeTools(tools_blob(tools))
 
 
-@lru_cache(maxsize=64)
-def _native_tools_of(tools_json: str) -> NativeTools:
-    return _native.NativeTools(tools_blob(json.loads(tools_json)))
+# repair mode's coercion reads what the schemas state, shared like the tables
+shared_stated_schemas = per_tools_list(stated_schemas)
 
 
 class StreamParser:
@@ -201,7 +195,7 @@ class StreamParser:
             native_tools(tools) if tools is not None and engine == "native" else None
         )
         # repair mode: values coerced to the types the tools' schemas state
-        stated = stated_schemas(tools) if repair and tools is not None else {}
+        stated = shared_stated_schemas(tools) if repair and tools is not None else {}
         self._coerce = partial(coerce_call, stated) if any(stated.values()) else None
         self._stream: NativeStream | ReferenceStream
         self.reset()

@@ -23,10 +23,10 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from functools import cached_property, lru_cache
+from typing import Any, TypeVar
 
 ParamTypes = dict[str, dict[str, tuple[str, ...]]]
 
@@ -35,6 +35,10 @@ ParamTypes = dict[str, dict[str, tuple[str, ...]]]
 MAX_REF_DEPTH = 32
 
 _DEFS = ("$defs", "definitions")
+
+_Built = TypeVar("_Built")
+# tables kept per builder: a server's requests mostly carry one of a few tools lists
+TOOLS_CACHE_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -335,3 +339,39 @@ def _named_types(spec: Any) -> tuple[str, ...]:
     if "items" in spec:
         return ("array",)
     return ()
+
+
+class _ToolsKey:
+    """A tools list keyed by its JSON text: equal texts are one key, whichever list object
+    carries them (the list a table was first built from rides along to build it)."""
+
+    __slots__ = ("hash", "text", "tools")
+
+    def __init__(self, text: str, tools: Any) -> None:
+        self.text = text
+        self.tools = tools
+        self.hash = hash(text)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ToolsKey) and other.text == self.text
+
+
+def per_tools_list(build: Callable[[Any], _Built]) -> Callable[[Any], _Built]:
+    """build(tools), built once per tools list's content and then shared: a server makes a
+    parser per request, mostly with the same tools, and reading a list's schemas costs far
+    more than the parser.  What build returns must be read-only.  A list that is not JSON
+    (a set inside, a cycle) is built anew each time."""
+    cached = lru_cache(maxsize=TOOLS_CACHE_SIZE)(lambda key: build(key.tools))
+
+    def built(tools: Any) -> _Built:
+        try:
+            text = json.dumps(tools, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            return build(tools)
+        return cached(_ToolsKey(text, tools))
+
+    built.__doc__ = build.__doc__
+    return built

@@ -219,6 +219,34 @@ def test_parsers_with_the_same_tools_share_one_tool_table() -> None:
     assert StreamParser("qwen3_coder", tools=[tool], engine="reference")._native_tools is None
 
 
+def test_the_reference_tables_and_repair_coercion_are_shared_by_tools_list() -> None:
+    """The reference engine's tool table and repair mode's stated types are built once per
+    tools list too; a changed list is read anew, so its own types apply."""
+    from toolparse.reference.emitter import ToolTable
+    from toolparse.stream import shared_stated_schemas
+
+    def tool(kind: str) -> dict[str, Any]:
+        properties = {"days": {"type": kind}}
+        return {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"properties": properties}},
+        }
+
+    assert ToolTable.of([tool("integer")]) is ToolTable.of([tool("integer")])
+    assert ToolTable.of([tool("integer")]) is not ToolTable.of([tool("string")])
+    assert shared_stated_schemas([tool("number")]) is shared_stated_schemas([tool("number")])
+    # lenient repair: a single-quoted JSON value, coerced to what the schema states
+    call = (
+        "<tool_call>\n<function=f>\n<parameter=days>\n'2'\n</parameter>\n</function>\n</tool_call>"
+    )
+    for engine in ENGINES:
+        for kind, expected in (("integer", 2), ("string", "'2'"), ("integer", 2)):
+            message = toolparse.parse(
+                call, "qwen3_coder", tools=[tool(kind)], engine=engine, repair=True
+            )
+            assert message.tool_calls[0].arguments == {"days": expected}, (engine, kind)
+
+
 @by_engine
 def test_reset_in_the_middle_drops_the_unfinished_response(engine: str) -> None:
     parser = StreamParser("hermes", engine=engine)

@@ -31,7 +31,14 @@ from ..repair import (
     NothingLeft,
     repair_arguments,
 )
-from ..tools import ParamTypes, param_types, read_tools, schema_types, tool_names
+from ..tools import (
+    ParamTypes,
+    param_types,
+    per_tools_list,
+    read_tools,
+    schema_types,
+    tool_names,
+)
 from .gemmavalue import FUNCTIONGEMMA_QUOTE, gemma_value_to_json
 from .json import JsonScanner
 from .m3value import SchemaNode, m3_value_to_json, schema_node
@@ -114,7 +121,12 @@ class ToolTable:
 
     @classmethod
     def of(cls, tools: Sequence[Mapping[str, Any]] | None) -> ToolTable:
-        return cls(param_types(tools), param_schemas(tools), tool_names(tools))
+        return _tool_table_of(tools)
+
+
+@per_tools_list
+def _tool_table_of(tools: Sequence[Mapping[str, Any]] | None) -> ToolTable:
+    return ToolTable(param_types(tools), param_schemas(tools), tool_names(tools))
 
 
 def _strict_json_kind(text: str) -> str | None:
