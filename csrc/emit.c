@@ -30,6 +30,7 @@ typedef struct call_state {
     int begun; /* the arguments have begun: the call is announced once named */
     int repaired; /* the grammar salvaged the call (its closing was cut off) */
     int missing_opener; /* it was written without its opening marker (repair grammars) */
+    int missing_closer; /* a closing tag was left out in mid-output (repair grammars) */
     int unfit; /* repair: a value that fit none of its types went in as a JSON string */
     uint32_t params, n_ptypes;
     const uint32_t *ptypes;
@@ -170,6 +171,12 @@ static size_t staged_length(const tp_emitter *e, const tp_buf *b) {
 
 tp_status tp_emitter_unstage(tp_emitter *e) { return unstage(e); }
 
+/* The marks of a call's end event (csrc/event.h): 2, 4 and 8. */
+static uint32_t call_marks(const call_state *c) {
+    return (uint32_t)c->missing_opener << 1 | (uint32_t)c->unfit << 2 |
+           (uint32_t)c->missing_closer << 3;
+}
+
 static void call_clear(tp_emitter *e) {
     call_state *c = &e->call;
     if (e->staged_for == &c->args) { /* the last call's: let go */
@@ -178,7 +185,7 @@ static void call_clear(tp_emitter *e) {
     }
     c->active = c->dead = c->has_args = c->has_name = c->in_param = c->param_streams = 0;
     c->in_value = c->value_cut = 0;
-    c->begun = c->repaired = c->missing_opener = c->unfit = 0;
+    c->begun = c->repaired = c->missing_opener = c->missing_closer = c->unfit = 0;
     c->index = -1;
     c->tool = -1;
     c->params = 0;
@@ -470,6 +477,8 @@ tp_status tp_emitter_open(tp_emitter *e, uint32_t role, uint32_t decode, uint64_
         TP_TRY(announce(e));
     } else if (c->active && role == TP_ROLE_MISSING_OPENER) {
         c->missing_opener = 1;
+    } else if (c->active && role == TP_ROLE_MISSING_CLOSER) {
+        c->missing_closer = 1;
     } else if (c->active && role == TP_ROLE_REPAIRED) {
         c->repaired = 1;
         if (c->in_value) c->value_cut = 1;
@@ -784,8 +793,7 @@ static tp_status finish_call(tp_emitter *e) {
         TP_TRY(push_event(e, TP_EV_CALL_REPAIR, c->index, c->args.data, c->args.len, c->name.data,
                           c->name.len, &ev));
         ev->offset = e->offset;
-        ev->code =
-            (uint32_t)c->repaired | (uint32_t)c->missing_opener << 1 | (uint32_t)c->unfit << 2;
+        ev->code = (uint32_t)c->repaired | call_marks(c);
         return TP_OK;
     }
     if (!valid) return call_error(e, TP_PE_INVALID_ARGUMENTS, TP_MSG_NOT_AN_OBJECT, NULL, 0);
@@ -794,7 +802,7 @@ static tp_status finish_call(tp_emitter *e) {
     TP_TRY(push_event(e, TP_EV_CALL_END, c->index, c->args.data, c->args.len, c->name.data,
                       c->name.len, &ev));
     ev->offset = e->offset; /* where an error found in reading the arguments is reported */
-    ev->code = (uint32_t)c->missing_opener << 1 | (uint32_t)c->unfit << 2;
+    ev->code = call_marks(c);
     return TP_OK;
 }
 

@@ -14,7 +14,8 @@ typedef enum tp_event_kind {
     TP_EV_CALL_END = 5,   /* text: the whole arguments JSON; aux: name; offset: its end;
                            * code: 2 set when the call was written without its opening
                            * marker (repair grammars), 4 set when a value that fit none of
-                           * its types went in as a string (repair: it must convert) */
+                           * its types went in as a string (repair: it must convert), 8
+                           * set when a closing tag was left out in mid-output (repair) */
     TP_EV_ERROR = 6,      /* code: kind; msg: message; text: detail (a name) */
     TP_EV_CALL_REPAIR = 7 /* repair mode: a call whose arguments need repair; text: its
                            * arguments as written; aux: name; offset: where it ended;

@@ -84,6 +84,7 @@ enum {
     TP_ROLE_PARAM_VALUE,
     TP_ROLE_REPAIRED, /* marks the open call as salvaged (repair grammars) */
     TP_ROLE_MISSING_OPENER, /* marks the open call as written without its opening marker */
+    TP_ROLE_MISSING_CLOSER, /* marks the open call as missing a closing tag in mid-output */
     TP_ROLE_COUNT
 };
 

@@ -36,6 +36,7 @@ cdef object _NothingLeft = None
 cdef str _COERCED_VALUES = ""
 cdef str _CLOSED_AT_END = ""
 cdef str _MISSING_OPENER = ""
+cdef str _MISSING_CLOSER = ""
 cdef object _load_arguments = None
 cdef object _detailed_message = None
 cdef object _DEFAULT_LIMITS = None
@@ -47,19 +48,21 @@ cdef int _FIRST_LIMIT_MESSAGE = 0
 
 def configure(*, raise_for_status, marker_bytes, parse_error, tool_call, repair_arguments,
               nothing_left, str coerced_values, str closed_at_end, str missing_opener,
+              str missing_closer,
               load_arguments,
               detailed_message, default_limits, tuple limit_names, tuple error_kinds,
               tuple messages, int first_limit_message):
     """Hands the glue the package's exception mapping, event types and message tables."""
     global _raise_for_status, _marker_bytes, _ParseError, _ToolCall, _repair_arguments
     global _load_arguments, _NothingLeft, _COERCED_VALUES, _CLOSED_AT_END, _MISSING_OPENER
+    global _MISSING_CLOSER
     global _detailed_message, _DEFAULT_LIMITS, _LIMIT_NAMES, _ERROR_KINDS, _ERROR_MESSAGES
     global _FIRST_LIMIT_MESSAGE
     _raise_for_status, _marker_bytes = raise_for_status, marker_bytes
     _ParseError, _ToolCall, _repair_arguments = parse_error, tool_call, repair_arguments
     _load_arguments, _NothingLeft = load_arguments, nothing_left
     _COERCED_VALUES, _CLOSED_AT_END = coerced_values, closed_at_end
-    _MISSING_OPENER = missing_opener
+    _MISSING_OPENER, _MISSING_CLOSER = missing_opener, missing_closer
     _detailed_message, _DEFAULT_LIMITS = detailed_message, default_limits
     _LIMIT_NAMES = limit_names
     _ERROR_KINDS, _ERROR_MESSAGES = error_kinds, messages

@@ -16,6 +16,15 @@ cdef inline str _text(const uint8_t *arena, uint32_t off, uint32_t n):
 
 # The per-token events are made without the Python-level constructor call: the type's
 # tp_new (with its freelist) and a field store.
+cdef inline tuple _marked_repairs(uint32_t code):
+    """The repairs an end event's code marks (csrc/event.h), in toolparse.repair's order."""
+    if not code & 10:
+        return ()
+    if code & 10 == 10:
+        return (_MISSING_OPENER, _MISSING_CLOSER)
+    return (_MISSING_OPENER,) if code & 2 else (_MISSING_CLOSER,)
+
+
 cdef inline ContentDelta _content(str text):
     cdef ContentDelta event = ContentDelta.__new__(ContentDelta)
     event.text = text
@@ -342,7 +351,7 @@ cdef class NativeStream:
                                          _text(arena, ev.text_off, ev.text_len)))
             elif ev.kind == TP_EV_CALL_END:
                 self._call_end(ev, _text(arena, ev.text_off, ev.text_len), arena, out,
-                               (_MISSING_OPENER,) if ev.code & 2 else ())
+                               _marked_repairs(ev.code))
             elif ev.kind == TP_EV_CALL_REPAIR:
                 self._repaired_call(ev, arena, out)
             else:
@@ -397,8 +406,7 @@ cdef class NativeStream:
             self._error("invalid_arguments", _ERROR_MESSAGES[TP_MSG_NOT_AN_OBJECT], ev, out)
             return
         arguments_json, repairs = repaired
-        if ev.code & 2:
-            repairs = (_MISSING_OPENER,) + repairs
+        repairs = _marked_repairs(ev.code) + repairs
         out.append(_args_delta(ev.index, arguments_json))
         self._call_end(ev, arguments_json, arena, out, repairs)
 

@@ -19,6 +19,7 @@ def configure(
     coerced_values: str,
     closed_at_end: str,
     missing_opener: str,
+    missing_closer: str,
     load_arguments: Callable[[str], Any],
     detailed_message: Callable[[int, str], str],
     default_limits: Limits,

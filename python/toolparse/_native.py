@@ -25,6 +25,7 @@ from .message import ParseError, ToolCall
 from .repair import (
     CLOSED_AT_END,
     COERCED_VALUES,
+    MISSING_CLOSER,
     MISSING_OPENER,
     NothingLeft,
     repair_arguments,
@@ -40,6 +41,7 @@ configure(
     coerced_values=COERCED_VALUES,
     closed_at_end=CLOSED_AT_END,
     missing_opener=MISSING_OPENER,
+    missing_closer=MISSING_CLOSER,
     load_arguments=load_arguments,
     detailed_message=detailed_message,
     default_limits=DEFAULT_LIMITS,

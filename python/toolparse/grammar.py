@@ -26,6 +26,7 @@ Role = Literal[
     "param_value",
     "repaired",
     "missing_opener",
+    "missing_closer",
 ]
 ROLES: tuple[Role, ...] = (
     "reasoning",
@@ -38,6 +39,7 @@ ROLES: tuple[Role, ...] = (
     "param_value",
     "repaired",  # marks the open call as salvaged (repair grammars)
     "missing_opener",  # marks the open call as written without its opening marker (repair)
+    "missing_closer",  # marks the open call as missing a closing tag in mid-output (repair)
 )
 DIALECTS = ("strict", "lenient", "python")
 

@@ -11,6 +11,10 @@ The repairs a call may name, in this order:
 - ``missing_opener``: the call was written without the marker that opens a call, where
   the format's repair mode knows models to leave it out (Gemma 4's bare ``call:NAME{...}``
   after its thought channel); the grammar marks it, not this module;
+- ``missing_closer``: a closing tag was left out in the middle of the output: a value's
+  (``</parameter>``) before the next parameter its tool declares or before the call's
+  closing marker, or a call's before the next call or the block's closing marker.  The
+  grammar marks it where what comes next shows where the value or the call ended;
 - ``closed_at_end``: the output ended inside the call; its closing marker, and any
   string, object or array still open, was taken as given there (a string keeps the
   text it has, a literal its only completion: ``tr`` is true);
@@ -49,11 +53,19 @@ from .tools import Stated
 MAX_DEPTH = 200
 
 MISSING_OPENER = "missing_opener"
+MISSING_CLOSER = "missing_closer"
 CLOSED_AT_END = "closed_at_end"
 DROPPED_MEMBER = "dropped_member"
 LENIENT_ARGUMENTS = "lenient_arguments"
 COERCED_VALUES = "coerced_values"
-REPAIRS = (MISSING_OPENER, CLOSED_AT_END, DROPPED_MEMBER, LENIENT_ARGUMENTS, COERCED_VALUES)
+REPAIRS = (
+    MISSING_OPENER,
+    MISSING_CLOSER,
+    CLOSED_AT_END,
+    DROPPED_MEMBER,
+    LENIENT_ARGUMENTS,
+    COERCED_VALUES,
+)
 
 # what a repair-mode stream calls at each call's end: coerce_call() with the tools' types
 Coerce = Callable[[str, Any, bool, bool], "tuple[dict[str, Any], str] | None"]

@@ -193,17 +193,36 @@ def test_a_call_goes_out_as_name_then_argument_fragments() -> None:
     assert len(fragments) > 5 and "".join(fragments) == '{"city": "Paris"}'
 
 
-def test_one_feed_sends_one_entry_per_call() -> None:
+def test_one_feed_sends_one_call_in_one_entry() -> None:
     """The name and the first arguments of a call that one feed brings go out in one
-    entry: two entries with one index in a chunk break a client that reads
-    ``delta.tool_calls[0]`` (it would lose the arguments' first characters)."""
+    entry, and a delta carries one call: two entries in a chunk break a client that reads
+    ``delta.tool_calls[0]`` (it would lose the arguments' first characters, or the next
+    call).  The next call goes out with the next feed, even an empty one; finish sends
+    all that waits, one entry per call."""
     translator = ResponseTranslator("qwen3", tools=TOOLS)
     delta = translator.feed(QWEN3)
     assert [(p.index, p.name, p.arguments) for p in delta.calls] == [
-        (0, "get_weather", '{"city": "Paris"}'),
-        (1, "get_weather", '{"city": "Oslo"}'),
+        (0, "get_weather", '{"city": "Paris"}')
     ]
     assert delta.reasoning == "\nParis, then Oslo.\n" and delta.content == "Let me check. "
+    assert [(p.index, p.name, p.arguments) for p in translator.feed("").calls] == [
+        (1, "get_weather", '{"city": "Oslo"}')
+    ]
+    assert not translator.finish().calls
+    translator = ResponseTranslator("qwen3", tools=TOOLS)
+    translator.feed(QWEN3)
+    assert [(p.index, p.name, p.arguments) for p in translator.finish().calls] == [
+        (1, "get_weather", '{"city": "Oslo"}')
+    ]
+    three = (
+        QWEN3 + '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+    )
+    translator = ResponseTranslator("qwen3", tools=TOOLS)
+    assert [p.index for p in translator.feed(three).calls] == [0]
+    assert [(p.index, p.arguments) for p in translator.finish().calls] == [
+        (1, '{"city": "Oslo"}'),
+        (2, '{"city": "Rome"}'),
+    ]
     translator = ResponseTranslator("qwen3", tools=TOOLS)
     delta = translator.feed('<tool_call>\n{"name": "get_weather", "arguments": {"ci')
     assert [(p.index, p.name, p.arguments) for p in delta.calls] == [(0, "get_weather", '{"ci')]

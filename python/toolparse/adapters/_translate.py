@@ -25,6 +25,11 @@ Policies (the same for every framework):
 - A call salvaged by ``repair=True`` (an explicit opt-in) goes out like any other call;
   its index is in ``Delta.repaired`` and ``ResponseTranslator.repaired`` for the adapter
   to log.
+- A delta carries the entries of one call, one entry per call (its id and name with its
+  first fragment): where one piece of output ends a call and starts the next (a repair
+  that found a closing tag left out decides both at once), the next call's entries wait
+  for the next feed, as a client that reads only ``tool_calls[0]`` of each chunk (what
+  OpenAI's API streams) would otherwise miss them; ``finish`` sends all that waits.
 - ``finish(reason)`` ends the response once: "stop" when the model ended it, "length"
   when a token limit cut it (a call still open is then an error, never a call).
 """
@@ -212,6 +217,7 @@ class ResponseTranslator:
         self.finished = False
         self._out: dict[int, CallRecord] = {}  # toolparse call index -> record sent
         self._held: dict[int, ToolCallStart] = {}  # calls held until they end
+        self._waiting: list[CallDelta] = []  # entries of calls after the one sent last
 
     @property
     def format(self) -> Format:
@@ -226,10 +232,30 @@ class ResponseTranslator:
         if self.finished:
             raise RuntimeError("the response has finished")
         if not text:
-            return Delta()
+            return self._one_call(Delta())
         if self._before:
             text, self._before = self._before + _as_str(text), ""
-        return self._translate(self.parser.feed(text))
+        return self._one_call(self._translate(self.parser.feed(text)))
+
+    def _one_call(self, delta: Delta, every: bool = False) -> Delta:
+        """The delta with the entries of its first call (every: of all its calls), one
+        entry per call; the next calls' entries wait."""
+        entries = self._waiting + delta.calls
+        if not entries:
+            return delta
+        if every:
+            self._waiting = []
+        else:
+            first = entries[0].index
+            count = next((k for k, e in enumerate(entries) if e.index != first), len(entries))
+            entries, self._waiting = entries[:count], entries[count:]
+        merged: dict[int, CallDelta] = {}
+        for entry in entries:
+            into = merged.setdefault(entry.index, CallDelta(entry.index, entry.id, entry.name))
+            if into is not entry:
+                into.arguments += entry.arguments
+        delta.calls = list(merged.values())
+        return delta
 
     def finish(self, reason: str = "stop") -> Delta:
         """Ends the response ("stop", or "length" when a token limit cut it); a second
@@ -238,7 +264,7 @@ class ResponseTranslator:
             return Delta()
         self.finished = True
         events = self.parser.feed(self._before + self._after) if self._after else []
-        return self._translate([*events, *self.parser.finish(reason)])
+        return self._one_call(self._translate([*events, *self.parser.finish(reason)]), True)
 
     # -- bookkeeping in the frameworks' shapes ----------------------------------------
 

@@ -103,7 +103,10 @@ class Format:
 
     def __post_init__(self) -> None:
         if self.repair_grammar is None:
-            object.__setattr__(self, "repair_grammar", derive_repair(self.grammar))
+            repair = derive_repair(
+                self.grammar, self.call_markers, self.other_call_closers, self.markers
+            )
+            object.__setattr__(self, "repair_grammar", repair)
         object.__setattr__(self, "written_grammar", self.grammar)
         object.__setattr__(self, "written_repair_grammar", self.repair_grammar)
         if self.fallback:  # a convention in plain text: its markers are text elsewhere

@@ -19,7 +19,18 @@ output ended early or its arguments are not quite JSON:
   literals, trailing commas; toolparse.repair names them ``lenient_arguments``) and may
   be cut off by the end of the output;
 - after a call, the literals that close the block of calls may be left out the same way
-  (no call is repaired by it).
+  (no call is repaired by it);
+- a closing tag left out in the middle of the output (``missing_closer``), where what
+  comes next shows where it was due: a value's closing tag before the next parameter
+  the tool declares (the value's own stop that makes the format's grammar fail there),
+  before a call's closing marker (``call_markers``, ``other_call_closers``: those that
+  are markers) or before the next call's opener; a call's closing marker before the
+  next call's opener, another closer or a literal that follows calls in the grammar (a
+  block's closing marker).  The value as the format's own grammar reads it is tried
+  first, so an output without errors reads the same, a value holding the format's
+  markup included; only where that fails does a closer or an opener end a value
+  wherever it comes.  Where a value's closing tag is followed by whitespace, the
+  whitespace before the stand-in belongs to it, not to the value.
 
 A name is never completed: a name's text must still reach its own end (until() with
 need_stop, a JSON string), so a call cut inside its name is an error as before, and a
@@ -44,6 +55,9 @@ _CALL_PARTS = ("tool_name", "tool_args", "tool_id", "param_name", "param_value")
 @dataclass
 class _Rewriter:
     grammar: g.Grammar
+    closers: tuple[bytes, ...] = ()  # the literals that close a call
+    opener: bytes | None = None  # the literal that opens a call
+    after_calls: frozenset[bytes] = frozenset()  # literals that may follow a call
     rules: dict[str, g.Node] = field(default_factory=dict)
     contains: dict[tuple[int, str], bool] = field(default_factory=dict)
     texts: set[bytes] = field(default_factory=set)
@@ -100,9 +114,20 @@ class _Rewriter:
         if isinstance(node, g.Seq):
             items = []
             state = after
-            for item in node.items:
+            k = 0
+            while k < len(node.items):
+                item, rest = node.items[k], node.items[k + 1 :]
+                closing = _closing_texts(rest[0]) if in_call and rest else None
+                if closing and self.closers and _stopped_value(item):
+                    spaced = len(rest) > 1 and isinstance(rest[1], g.Ws)
+                    assert isinstance(item, g.Tag)
+                    items.append(self.value_and_closing(item, rest[0], closing, state, spaced))
+                    state = True
+                    k += 2
+                    continue
                 items.append(self.node(item, state, in_call))
                 state = state or self.holds(item, "part" if in_call else "call")
+                k += 1
             return g.Seq(tuple(items))
         if isinstance(node, g.Choice):
             return self.choice(node, after, in_call)
@@ -220,8 +245,64 @@ class _Rewriter:
 
     def closing(self, node: g.Lit, in_call: bool) -> g.Node:
         """A literal the end of the output may stand for, after optional whitespace and
-        the first bytes of one of the format's literals that the end cut off."""
+        the first bytes of one of the format's literals that the end cut off; a call's
+        closing marker also where what follows it shows it was left out."""
+        if in_call and node.text in self.closers:
+            follows = g.Choice(tuple(g.Lit(t) for t in self.follows(node.text)))
+            return g.Choice((node, self.end(in_call), self.left_out(g.Seq((g.Ws(), follows)))))
         return g.Choice((node, self.end(in_call)))
+
+    # -- a closing tag left out in mid-output -------------------------------------------
+
+    def follows(self, closer: bytes) -> tuple[bytes, ...]:
+        """What shows that a call's closing marker ended the call: another of the format's
+        call closers, the next call's opener, or a literal that follows calls."""
+        found = {*self.closers, *self.after_calls, *((self.opener,) if self.opener else ())}
+        found.discard(closer)
+        return tuple(sorted(found, key=lambda t: (-len(t), t)))
+
+    @staticmethod
+    def left_out(what_follows: g.Node) -> g.Node:
+        """A closing tag left out where what_follows comes instead (not consumed)."""
+        return g.Seq((g.Ahead(what_follows, False), g.Tag("missing_closer", g.Seq(()), 0)))
+
+    def value_and_closing(
+        self, value: g.Tag, closing: g.Node, texts: tuple[bytes, ...], after: bool, spaced: bool
+    ) -> g.Node:
+        """A value and its closing tag: as the format's grammar reads them, else as a
+        repair reads them, where the closing tag may also be left out before what its
+        value's stops show comes next (the next declared parameter, the call's end)."""
+        self.texts.update(texts)
+        until = value.item
+        assert isinstance(until, g.Until)
+        stand_ins: list[g.Stop] = []
+        stops: list[g.Stop] = []
+        for stop in until.stops:
+            if stop.marker in texts:
+                if set(stop.follow) & set(self.closers):
+                    # both the value's and the call's closing tags left out
+                    more = [t for t in self.follows(b"") if t not in stop.follow]
+                    stop = g.Stop(stop.marker, (*stop.follow, *more), stop.declared)
+                stops.append(stop)
+            else:
+                stand_ins.append(stop)
+        # the call's closing marker or the next call's opener, wherever it comes: the
+        # format's own reading, which takes them inside a value where a real end follows,
+        # was tried first
+        ends = (*self.closers, *((self.opener,) if self.opener else ()))
+        stand_ins += [g.Stop(c) for c in ends if all(s.marker != c for s in until.stops)]
+        if spaced:  # the whitespace before a stand-in is the format's, after the value
+            stand_ins += [g.Stop(b"\n" + s.marker, s.follow, s.declared) for s in stand_ins]
+        markers = {s.marker for s in stops}
+        stand_ins = [s for s in stand_ins if s.marker not in markers]
+        if not stand_ins:
+            return g.Seq((self.tag(value, after, True), self.node(closing, True, True)))
+        repaired = g.Tag(value.role, g.Until((*stops, *stand_ins), until.flags), value.decode)
+        alts = [g.Lit(t) for t in texts]
+        left_out = self.left_out(g.Choice(tuple(g.Lit(s.marker) for s in stand_ins)))
+        repaired_closing = g.Choice((*alts, self.end(True), left_out))
+        written = g.Seq((value, closing))
+        return g.Choice((written, g.Seq((self.tag(repaired, after, True), repaired_closing))))
 
     @staticmethod
     def end(in_call: bool) -> g.Node:
@@ -262,9 +343,76 @@ def _cut_character() -> g.Node:
     )
 
 
-def derive_repair(grammar: g.Grammar) -> g.Grammar:
-    """The format's repair grammar (see the module's docstring)."""
-    rewriter = _Rewriter(grammar)
+def _closing_texts(node: g.Node) -> tuple[bytes, ...] | None:
+    """The texts of a literal, or of a choice of literals: a value's closing tag."""
+    if isinstance(node, g.Lit):
+        return (node.text,)
+    if isinstance(node, g.Choice) and all(isinstance(a, g.Lit) for a in node.alts):
+        return tuple(a.text for a in node.alts if isinstance(a, g.Lit))
+    return None
+
+
+def _stopped_value(node: g.Node) -> bool:
+    """Whether node is a parameter's value that must reach one of its stops."""
+    return (
+        isinstance(node, g.Tag)
+        and node.role == "param_value"
+        and isinstance(node.item, g.Until)
+        and bool(node.item.flags & g.UNTIL_NEED_STOP)
+    )
+
+
+def _first_texts(grammar: g.Grammar, node: g.Node, seen: frozenset[str]) -> set[bytes]:
+    """The literals node may begin with (a leading whitespace skipped)."""
+    if isinstance(node, g.Lit):
+        return {node.text}
+    if isinstance(node, g.Choice):
+        return set().union(*(_first_texts(grammar, a, seen) for a in node.alts))
+    if isinstance(node, g.Seq):
+        items = [i for i in node.items if not isinstance(i, g.Ws)]
+        return _first_texts(grammar, items[0], seen) if items else set()
+    if isinstance(node, (g.Opt, g.Many, g.Tag, g.Recover)):
+        return _first_texts(grammar, g.children(node)[0], seen)
+    if isinstance(node, g.Ref) and node.name not in seen:
+        return _first_texts(grammar, grammar.rules[node.name], seen | {node.name})
+    return set()
+
+
+def _after_calls(rewriter: _Rewriter) -> frozenset[bytes]:
+    """The literals that may come right after a call in the format's grammar (the block's
+    closing marker, a separator)."""
+    found: set[bytes] = set()
+    for rule in rewriter.grammar.rules.values():
+        stack = [rule]
+        while stack:
+            node = stack.pop()
+            stack.extend(c for c in g.children(node) if not isinstance(c, g.Ref))
+            if isinstance(node, g.Seq):
+                items = node.items
+                for k, item in enumerate(items[:-1]):
+                    if rewriter.holds(item, "call"):
+                        found |= _first_texts(rewriter.grammar, g.Seq(items[k + 1 :]), frozenset())
+    return frozenset(found)
+
+
+def derive_repair(
+    grammar: g.Grammar,
+    call_markers: tuple[str, str] | None = None,
+    other_call_closers: tuple[str, ...] = (),
+    markers: tuple[str, ...] = (),
+) -> g.Grammar:
+    """The format's repair grammar (see the module's docstring).  call_markers and
+    other_call_closers, markers: the format's, for the closing tags a repair may find left
+    out."""
+    closers = (*call_markers[1:], *other_call_closers) if call_markers else other_call_closers
+    # a closer that is no marker ("}" of a JSON call, "/>") is too common to stand in
+    closers = tuple(c for c in closers if c in markers)
+    rewriter = _Rewriter(
+        grammar,
+        tuple(c.encode() for c in closers),
+        call_markers[0].encode() if call_markers else None,
+    )
+    rewriter.after_calls = _after_calls(rewriter)
     for name in grammar.rules:
         rewriter.rule(name, False, False)
     rewriter.rules[TAIL_RULE] = rewriter.tail()

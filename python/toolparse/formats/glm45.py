@@ -40,7 +40,10 @@ Facts relied on:
   ``</arg_value>`` only where a key the tool declares (``<arg_key>NAME</arg_key>``) or
   ``</tool_call>`` comes next, so a value may contain that text and undeclared keys (code
   that mentions them, for instance); a declared key inside a value is a missing
-  ``</arg_value>``: an error, where the peers swallow the next argument.
+  ``</arg_value>``: an error, where the peers swallow the next argument.  With repair the
+  value ends there (``missing_closer``), as it does before a ``</tool_call>`` that came
+  instead of ``</arg_value>``; a ``</tool_call>`` left out before the next
+  ``<tool_call>`` is salvaged the same way.
 - Reasoning: ``<think>`` ... ``</think>``; an empty ``<think></think>`` (the templates put
   one in every turn without reasoning) gives empty reasoning. A ``<tool_call>`` inside
   unfinished reasoning ends it. Peers disagree: vLLM's older glm45 reasoning parser ends

@@ -35,7 +35,9 @@ Choices against vLLM:
 - A ``<iquestcoder_tool_call>`` inside unfinished reasoning is reasoning text (vLLM's
   reasoning parser reads reasoning up to ``</think>`` whatever it holds).
 - As in iquest_q1, a value ends at ``</arg_value>`` only where ``<arg_key>`` or the
-  closing marker comes next, so a value may contain that text.
+  closing marker comes next, so a value may contain that text.  With repair, a value
+  whose ``</arg_value>`` was left out ends at the call's closing marker or at the next
+  call's opener (``missing_closer``).
 """
 
 from __future__ import annotations

@@ -35,7 +35,10 @@ Facts relied on:
   template and vLLM, so a string value keeps its text exactly. A value ends at
   ``</parameter>`` only where a parameter the tool declares or ``</invoke>`` comes next
   (vLLM ends it at the first ``</parameter>``, a guess that cuts markup short); a
-  declared parameter opening inside a value is a missing ``</parameter>``: an error. Names are
+  declared parameter opening inside a value is a missing ``</parameter>``: an error (with
+  repair, the value ends there, marked ``missing_closer``, as before an ``</invoke>`` that
+  came instead, and an ``</invoke>`` left out before the next ``<invoke>`` or
+  ``</minimax:tool_call>`` is salvaged alike). Names are
   double-quoted as the template writes them (vLLM also accepts single quotes or none).
 
 Choices: whitespace around blocks, between invokes and parameters and after ``</think>``

@@ -20,7 +20,9 @@ and toolparse keeps the text.  An undeclared parameter after a value is therefor
 of that value (refused where the value is typed); only the first parameter of a call may
 be one the schema does not declare.  A declared ``<parameter=NAME>`` inside a value
 means the value's ``</parameter>`` is missing: the peers swallow the next parameter into
-the value; toolparse reports the call as an error.
+the value; toolparse reports the call as an error.  With repair the value ends there and
+the call is marked ``missing_closer``; so it is where ``</function>`` comes instead of a
+value's ``</parameter>``, and where ``</tool_call>`` is left out before the next call.
 
 A call may be opened with ``<function=NAME>`` directly, without ``<tool_call>``; a
 ``</tool_call>`` right after its ``</function>`` is then that call's closing marker and is

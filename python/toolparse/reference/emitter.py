@@ -26,6 +26,7 @@ from ..message import ParseError, ToolCall
 from ..repair import (
     CLOSED_AT_END,
     COERCED_VALUES,
+    MISSING_CLOSER,
     MISSING_OPENER,
     Coerce,
     NothingLeft,
@@ -328,6 +329,7 @@ class _Call:
     begun: bool = False  # the arguments have begun: the call is announced once named
     repaired: bool = False  # the grammar salvaged the call (its closing was cut off)
     missing_opener: bool = False  # written without its opening marker (repair grammars)
+    missing_closer: bool = False  # a closing tag was left out in mid-output (repair)
     unfit: bool = False  # repair: a value that fit none of its types went in as a string
     params: int = 0
     param: str | None = None
@@ -406,6 +408,8 @@ class Emitter:
             self._announce(out)
         elif call is not None and role == "missing_opener":
             call.missing_opener = True
+        elif call is not None and role == "missing_closer":
+            call.missing_closer = True
         elif call is not None and role == "repaired":
             call.repaired = True
             call.value_cut = call.value_cut or call.in_value
@@ -676,8 +680,8 @@ class Emitter:
         elif not valid:
             self._call_error("invalid_arguments", message(Msg.NOT_AN_OBJECT), out)
             return
-        if call.missing_opener:
-            repairs = (MISSING_OPENER, *repairs)
+        marked = (MISSING_OPENER,) * call.missing_opener + (MISSING_CLOSER,) * call.missing_closer
+        repairs = (*marked, *repairs)
         assert call.index is not None and call.carried_id is not None
         error: str | None = None
         arguments: Any = None
