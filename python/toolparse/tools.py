@@ -319,11 +319,8 @@ def _named_types(spec: Any) -> tuple[str, ...]:
     if isinstance(kind, str):
         return (_json_type(kind),)
     if isinstance(kind, list):
-        names: list[str] = []
-        for k in kind:
-            if isinstance(k, str) and _json_type(k) not in names:
-                names.append(_json_type(k))
-        return tuple(names)
+        # each name once, in order (dict keys keep it)
+        return tuple(dict.fromkeys(_json_type(k) for k in kind if isinstance(k, str)))
     for union in ("anyOf", "oneOf"):
         if isinstance(spec.get(union), list):
             found: list[str] = []

@@ -51,9 +51,9 @@ def truncations(engine: str, fixture_id: str) -> tuple[list[Any], dict[int, list
     return whole, cuts
 
 
-def checked_cuts(engine: str, fixture: Fixture) -> list[int]:
+def checked_cuts(engine: str, fixture: Fixture, stride: int = REFERENCE_STRIDE) -> list[int]:
     """Every cut for the native engine.  The reference engine reads each prefix anew in
-    Python (the square of the output's length in bytes), so it is cut at every fourth
+    Python (the square of the output's length in bytes), so it is cut at every stride-th
     byte and at each byte around one where the native engine delivers one more call or
     one fewer, where a call's end is decided."""
     size = len(fixture.raw)
@@ -63,7 +63,7 @@ def checked_cuts(engine: str, fixture: Fixture) -> list[int]:
     count = [len(calls(native[cut])) for cut in range(size)]
     turns = [cut for cut in range(1, size) if count[cut] != count[cut - 1]]
     near = {cut + d for cut in turns for d in (-1, 0, 1)} & set(range(size))
-    return sorted({*range(0, size, REFERENCE_STRIDE), *near})
+    return sorted({*range(0, size, stride), *near})
 
 
 @by_engine
