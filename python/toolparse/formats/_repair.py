@@ -23,14 +23,15 @@ output ended early or its arguments are not quite JSON:
 - a closing tag left out in the middle of the output (``missing_closer``), where what
   comes next shows where it was due: a value's closing tag before the next parameter
   the tool declares (the value's own stop that makes the format's grammar fail there),
-  before a call's closing marker (``call_markers``, ``other_call_closers``: those that
-  are markers) or before the next call's opener; a call's closing marker before the
-  next call's opener, another closer or a literal that follows calls in the grammar (a
-  block's closing marker).  The value as the format's own grammar reads it is tried
-  first, so an output without errors reads the same, a value holding the format's
-  markup included; only where that fails does a closer or an opener end a value
-  wherever it comes.  Where a value's closing tag is followed by whitespace, the
-  whitespace before the stand-in belongs to it, not to the value.
+  before a call's closing marker (``call_markers``, ``other_call_closers`` and a marker
+  that ends a call's body right before its closing marker, such as seed_oss's
+  ``</function>``: those that are markers) or before the next call's opener; a call's
+  closing marker before the next call's opener, another closer or a literal that
+  follows calls in the grammar (a block's closing marker).  The value as the format's
+  own grammar reads it is tried first, so an output without errors reads the same, a
+  value holding the format's markup included; only where that fails does a closer or
+  an opener end a value wherever it comes.  Where a value's closing tag is followed by
+  whitespace, the whitespace before the stand-in belongs to it, not to the value.
 
 A name is never completed: a name's text must still reach its own end (until() with
 need_stop, a JSON string), so a call cut inside its name is an error as before, and a
@@ -43,6 +44,7 @@ the event builder checks names as in the format's own grammar.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from .. import grammar as g
@@ -378,6 +380,40 @@ def _first_texts(grammar: g.Grammar, node: g.Node, seen: frozenset[str]) -> set[
     return set()
 
 
+def _last_texts(grammar: g.Grammar, node: g.Node, seen: frozenset[str]) -> set[bytes]:
+    """The literals node may end with (a trailing whitespace skipped)."""
+    if isinstance(node, g.Lit):
+        return {node.text}
+    if isinstance(node, g.Choice):
+        return set().union(*(_last_texts(grammar, a, seen) for a in node.alts))
+    if isinstance(node, g.Seq):
+        items = [i for i in node.items if not isinstance(i, g.Ws)]
+        return _last_texts(grammar, items[-1], seen) if items else set()
+    if isinstance(node, (g.Tag, g.Recover)):
+        return _last_texts(grammar, g.children(node)[0], seen)
+    if isinstance(node, g.Ref) and node.name not in seen:
+        return _last_texts(grammar, grammar.rules[node.name], seen | {node.name})
+    return set()
+
+
+def _inner_closers(grammar: g.Grammar, closers: tuple[bytes, ...]) -> set[bytes]:
+    """The literals that end a call's body right before its closing marker (seed_oss's
+    ``</function>`` before ``</seed:tool_call>``)."""
+    found: set[bytes] = set()
+    for rule in grammar.rules.values():
+        stack = [rule]
+        while stack:
+            node = stack.pop()
+            stack.extend(c for c in g.children(node) if not isinstance(c, g.Ref))
+            if not isinstance(node, g.Seq):
+                continue
+            items = [i for i in node.items if not isinstance(i, g.Ws)]
+            for before, item in itertools.pairwise(items):
+                if isinstance(item, g.Lit) and item.text in closers:
+                    found |= _last_texts(grammar, before, frozenset())
+    return found - set(closers)
+
+
 def _after_calls(rewriter: _Rewriter) -> frozenset[bytes]:
     """The literals that may come right after a call in the format's grammar (the block's
     closing marker, a separator)."""
@@ -404,14 +440,13 @@ def derive_repair(
     """The format's repair grammar (see the module's docstring).  call_markers and
     other_call_closers, markers: the format's, for the closing tags a repair may find left
     out."""
-    closers = (*call_markers[1:], *other_call_closers) if call_markers else other_call_closers
+    named = (*call_markers[1:], *other_call_closers) if call_markers else other_call_closers
+    closers = tuple(c.encode() for c in named)
+    closers += tuple(sorted(_inner_closers(grammar, closers)))
     # a closer that is no marker ("}" of a JSON call, "/>") is too common to stand in
-    closers = tuple(c for c in closers if c in markers)
-    rewriter = _Rewriter(
-        grammar,
-        tuple(c.encode() for c in closers),
-        call_markers[0].encode() if call_markers else None,
-    )
+    marker_texts = {m.encode() for m in markers}
+    closers = tuple(c for c in closers if c in marker_texts)
+    rewriter = _Rewriter(grammar, closers, call_markers[0].encode() if call_markers else None)
     rewriter.after_calls = _after_calls(rewriter)
     for name in grammar.rules:
         rewriter.rule(name, False, False)

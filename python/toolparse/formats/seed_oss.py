@@ -28,6 +28,9 @@ Facts relied on:
   ``</seed:tool_call>`` comes next, as in qwen3_coder: vLLM ends it at the first
   ``</parameter>`` (a guess that cuts code holding the tag short); a declared parameter
   opening inside a value is a missing ``</parameter>``, an error, where vLLM swallows it.
+  With repair the value ends there (``missing_closer``), as before a ``</function>`` that
+  came instead of ``</parameter>``; a ``</function>`` left out before
+  ``</seed:tool_call>`` is salvaged alike.
 - Reasoning: ``<seed:think>`` ... ``</seed:think>``, opened by the model; with a thinking
   budget of 0 the template itself opens it (``<seed:think><seed:cot_budget_reflect>``), so
   use reasoning_in_prompt=True there (a ``<seed:think>`` written anyway is accepted). The

@@ -38,7 +38,10 @@ Choices:
 - A value ends at ``</steptml:parameter>`` only where a parameter the tool declares or
   ``</steptml:invoke>`` follows, so a value may hold that text and undeclared parameter
   tags (vLLM stops values at the first ``<``, which SGLang's tests show to be a bug).  A
-  declared parameter opening inside a value is a missing closing tag: an error.
+  declared parameter opening inside a value is a missing closing tag: an error.  With
+  repair the value ends there (``missing_closer``), as before a ``</steptml:invoke>`` that
+  came instead, and a ``</steptml:invoke>`` left out before ``<｜tool_call_end｜>`` is
+  salvaged alike.
 - Each call is delivered at its ``<｜tool_call_end｜>``. A call opened without the section
   opener, and a section the output never closes, are accepted; a stray section closer
   is dropped. A call whose type is not ``function``, or whose body is broken, is reported
