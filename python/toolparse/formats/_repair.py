@@ -364,53 +364,43 @@ def _stopped_value(node: g.Node) -> bool:
     )
 
 
-def _first_texts(grammar: g.Grammar, node: g.Node, seen: frozenset[str]) -> set[bytes]:
-    """The literals node may begin with (a leading whitespace skipped)."""
+def _edge_texts(grammar: g.Grammar, node: g.Node, last: bool, seen: frozenset[str]) -> set[bytes]:
+    """The literals node may begin with (last: end with), whitespace at that edge skipped."""
     if isinstance(node, g.Lit):
         return {node.text}
     if isinstance(node, g.Choice):
-        return set().union(*(_first_texts(grammar, a, seen) for a in node.alts))
+        return set().union(*(_edge_texts(grammar, a, last, seen) for a in node.alts))
     if isinstance(node, g.Seq):
         items = [i for i in node.items if not isinstance(i, g.Ws)]
-        return _first_texts(grammar, items[0], seen) if items else set()
-    if isinstance(node, (g.Opt, g.Many, g.Tag, g.Recover)):
-        return _first_texts(grammar, g.children(node)[0], seen)
+        return _edge_texts(grammar, items[-1 if last else 0], last, seen) if items else set()
+    if isinstance(node, (g.Tag, g.Recover)) or (not last and isinstance(node, (g.Opt, g.Many))):
+        return _edge_texts(grammar, g.children(node)[0], last, seen)
     if isinstance(node, g.Ref) and node.name not in seen:
-        return _first_texts(grammar, grammar.rules[node.name], seen | {node.name})
+        return _edge_texts(grammar, grammar.rules[node.name], last, seen | {node.name})
     return set()
 
 
-def _last_texts(grammar: g.Grammar, node: g.Node, seen: frozenset[str]) -> set[bytes]:
-    """The literals node may end with (a trailing whitespace skipped)."""
-    if isinstance(node, g.Lit):
-        return {node.text}
-    if isinstance(node, g.Choice):
-        return set().union(*(_last_texts(grammar, a, seen) for a in node.alts))
-    if isinstance(node, g.Seq):
-        items = [i for i in node.items if not isinstance(i, g.Ws)]
-        return _last_texts(grammar, items[-1], seen) if items else set()
-    if isinstance(node, (g.Tag, g.Recover)):
-        return _last_texts(grammar, g.children(node)[0], seen)
-    if isinstance(node, g.Ref) and node.name not in seen:
-        return _last_texts(grammar, grammar.rules[node.name], seen | {node.name})
-    return set()
+def _sequences(grammar: g.Grammar) -> list[tuple[g.Node, ...]]:
+    """The items of every sequence in the grammar, whitespace left out."""
+    found = []
+    for rule in grammar.rules.values():
+        stack = [rule]
+        while stack:
+            node = stack.pop()
+            stack.extend(c for c in g.children(node) if not isinstance(c, g.Ref))
+            if isinstance(node, g.Seq):
+                found.append(tuple(i for i in node.items if not isinstance(i, g.Ws)))
+    return found
 
 
 def _inner_closers(grammar: g.Grammar, closers: tuple[bytes, ...]) -> set[bytes]:
     """The literals that end a call's body right before its closing marker (seed_oss's
     ``</function>`` before ``</seed:tool_call>``)."""
     found: set[bytes] = set()
-    for rule in grammar.rules.values():
-        stack = [rule]
-        while stack:
-            node = stack.pop()
-            stack.extend(c for c in g.children(node) if not isinstance(c, g.Ref))
-            if not isinstance(node, g.Seq):
-                continue
-            items = [i for i in node.items if not isinstance(i, g.Ws)]
-            for before, item in itertools.pairwise(items):
-                if isinstance(item, g.Lit) and item.text in closers:
-                    found |= _last_texts(grammar, before, frozenset())
+    for items in _sequences(grammar):
+        for before, item in itertools.pairwise(items):
+            if isinstance(item, g.Lit) and item.text in closers:
+                found |= _edge_texts(grammar, before, True, frozenset())
     return found - set(closers)
 
 
@@ -418,16 +408,10 @@ def _after_calls(rewriter: _Rewriter) -> frozenset[bytes]:
     """The literals that may come right after a call in the format's grammar (the block's
     closing marker, a separator)."""
     found: set[bytes] = set()
-    for rule in rewriter.grammar.rules.values():
-        stack = [rule]
-        while stack:
-            node = stack.pop()
-            stack.extend(c for c in g.children(node) if not isinstance(c, g.Ref))
-            if isinstance(node, g.Seq):
-                items = node.items
-                for k, item in enumerate(items[:-1]):
-                    if rewriter.holds(item, "call"):
-                        found |= _first_texts(rewriter.grammar, g.Seq(items[k + 1 :]), frozenset())
+    for items in _sequences(rewriter.grammar):
+        for k, item in enumerate(items[:-1]):
+            if rewriter.holds(item, "call"):
+                found |= _edge_texts(rewriter.grammar, g.Seq(items[k + 1 :]), False, frozenset())
     return frozenset(found)
 
 
