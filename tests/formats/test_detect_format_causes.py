@@ -30,6 +30,7 @@ EXPECTED = {
     "hermes_prefill": "hermes",
     "kimi_k2_id_queue": "kimi_k2",
     "lfm2_generation_block": "lfm2",
+    "llama_json_adjacent_calls": "llama3_json",
     "mistral_system_in_last_user": "mistral",
     "qwen3_closed_think_prompt": "qwen3",
 }

@@ -46,10 +46,12 @@ Choices (where the peers differ):
   newline, as fine-tunes list parallel calls one per line) when it starts like a call;
   vLLM's streaming parser takes ``;``, ``; ``, ``;\n`` and ``\n`` alike (its tests), while
   its non-streaming path skips two characters after each object, which works for ``; ``
-  only.  An object after whitespace that does not start like a call is content, as
-  anywhere after the calls.  A call ends when its object closes.
-  ``<|eom_id|>`` and ``<|eot_id|>`` are dropped wherever they appear, and text after the
-  calls is content.  A broken call reports an error and the rest up to the next
+  only.  So is an object that starts like a call right after the last call's ``}``:
+  Llama 4's JSON chat template (vLLM's llama4_json example) renders a turn's calls so,
+  one after the other with nothing between.  An object after whitespace, or right after
+  a call, that does not start like a call is content, as anywhere after the calls.  A
+  call ends when its object closes.  ``<|eom_id|>`` and ``<|eot_id|>`` are dropped
+  wherever they appear, and text after the calls is content.  A broken call reports an error and the rest up to the next
   ``<|python_tag|>`` or end token is skipped.
 
 Built-in tools and the code interpreter (Llama 3.1 and later; what the model writes)::
@@ -221,20 +223,27 @@ FORMAT = Format(
                 ),
                 ws(),
             ),
-            # calls joined by ; or by whitespace alone (then the object must start like a
-            # call); a ; not followed by an object ends the calls (a trailing ; is dropped)
+            # calls joined by ; or by whitespace alone or by nothing (then the object must
+            # start like a call); a ; not followed by an object ends the calls (a trailing ;
+            # is dropped)
             "calls": seq(
                 ref("call"),
                 many(
                     choice(
                         seq(ws(), lit(";"), ws(), ahead(lit("{")), ref("call")),
                         seq(chars(" \t\r\n", min1=True), ahead(_call_head), ref("call")),
+                        seq(ahead(_call_head), ref("adjacent_call")),
                     )
                 ),
                 opt(seq(ws(), lit(";"))),
                 ws(),
             ),
             "call": recover(tag("tool_call", json_call()), _resync),
+            # a call right after the last one's "}" (Llama 4's JSON template joins them so):
+            # its resync takes at least its "{", so the repetition always moves on
+            "adjacent_call": recover(
+                tag("tool_call", json_call()), until(PYTHON_TAG, EOM, EOT, min1=True)
+            ),
             "end_token": seq(choice(lit(EOM), lit(EOT)), ws()),
             "content": tag("content", until(PYTHON_TAG, EOM, EOT, min1=True, commit=True)),
         },
