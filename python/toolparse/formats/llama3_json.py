@@ -51,8 +51,8 @@ Choices (where the peers differ):
   one after the other with nothing between.  An object after whitespace, or right after
   a call, that does not start like a call is content, as anywhere after the calls.  A
   call ends when its object closes.  ``<|eom_id|>`` and ``<|eot_id|>`` are dropped
-  wherever they appear, and text after the calls is content.  A broken call reports an error and the rest up to the next
-  ``<|python_tag|>`` or end token is skipped.
+  wherever they appear, and text after the calls is content.  A broken call reports an
+  error and the rest up to the next ``<|python_tag|>`` or end token is skipped.
 
 Built-in tools and the code interpreter (Llama 3.1 and later; what the model writes)::
 
